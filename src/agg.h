@@ -1,0 +1,90 @@
+/*
+ * agg.h: the aggregates swag computes over a sliding window, behind one interface.
+ *
+ * Each aggregate is a table of functions (struct agg_kind).  An instance (struct agg)
+ * holds one window: the caller pushes one value per record (a missing one too, so a
+ * row window of W slots holds the last W records), pops the oldest when the window
+ * is full, and asks for the result.  The monoid aggregates (sum, avg, min, ...) run
+ * on the two-stack engine; an aggregate that a specialised structure serves better
+ * brings its own window, with a comment saying why.
+ */
+#ifndef SWAG_AGG_H
+#define SWAG_AGG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* What one record's field gives an aggregate. */
+struct agg_value {
+	bool has_text;		/* the field is present, not empty and not an --na text */
+	bool has_number;	/* ... and it is a number, stored in number */
+	double number;
+	const char *text;	/* the field without surrounding blanks, when has_text */
+	size_t text_len;
+};
+
+/* A result, as finalize() gives it. */
+enum agg_result_kind {
+	AGG_RESULT_NULL,	/* over no values, or fewer than the minimum count */
+	AGG_RESULT_NUMBER,	/* a double, printed shortest or with -p */
+	AGG_RESULT_COUNT,	/* an integer that -p does not touch */
+	AGG_RESULT_TEXT		/* a field's text, printed as it appeared */
+};
+
+struct agg_result {
+	enum agg_result_kind kind;
+	double number;
+	uint64_t count;
+	const char *text;	/* owned by the aggregate; valid until its next push or pop */
+	size_t text_len;
+};
+
+/* Settings that shape an aggregate's result. */
+struct agg_params {
+	uint64_t min_count;	/* -m: null below this many values (not for count) */
+	double percentile;	/* pN: N / 100 */
+};
+
+/* Which fields an aggregate sees as values. */
+enum agg_input {
+	AGG_INPUT_NUMBER,	/* only numbers; other fields are missing (or bad input) */
+	AGG_INPUT_TEXT		/* any non-empty field, identified by its text */
+};
+
+struct agg;
+
+struct agg_kind {
+	const char *name;
+	enum agg_input input;
+	/* Makes an empty window; returns NULL when memory is short. */
+	struct agg *(*create)(const struct agg_kind *kind, const struct agg_params *params);
+	void (*destroy)(struct agg *agg);
+	/* Appends one record's value (maybe missing); returns 0, or -1 when memory is short. */
+	int (*push)(struct agg *agg, const struct agg_value *value);
+	/* Removes the oldest record's value; the window must not be empty. */
+	void (*pop)(struct agg *agg);
+	/* Stores the aggregate of the window in *result. */
+	void (*result)(struct agg *agg, struct agg_result *result);
+	/* The number of records (slots) in the window. */
+	uint64_t (*size)(const struct agg *agg);
+};
+
+/* Every aggregate starts with this header, so the table travels with the window. */
+struct agg {
+	const struct agg_kind *kind;
+	struct agg_params params;
+};
+
+/*
+ * Finds the aggregate called name (len bytes, not NUL-terminated) and fills *params
+ * with what the name itself says (a percentile's N).  Returns the kind, or NULL when
+ * no aggregate has that name.
+ */
+const struct agg_kind *agg_lookup(const char *name, size_t len, struct agg_params *params);
+
+/* The kinds of agg_monoid.c, on the two-stack engine. */
+extern const struct agg_kind agg_sum, agg_avg, agg_count, agg_min, agg_max, agg_var,
+    agg_stddev;
+
+#endif /* SWAG_AGG_H */

@@ -1,0 +1,453 @@
+/*
+ * agg_monoid.c: the aggregates with an associative combine, on the two-stack engine:
+ * sum, avg, count, min, max, var and stddev.
+ *
+ * Each is four small functions, as in the seed: empty(), unit(x), combine(older,
+ * newer) and finalize().  The window code around them is shared and inlined per
+ * aggregate (monoid_push and friends), so combine() costs no indirect call.
+ */
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "agg.h"
+#include "mem.h"
+#include "twostack.h"
+
+/*
+ * NaN and the infinities are kept apart from the finite arithmetic as flags, which
+ * combine by OR.  A compensated sum cannot hold them: Neumaier's correction of
+ * inf + 1 is inf - inf = NaN.  Since every aggregate is computed from the window's
+ * values only, a flag leaves with the value that raised it.
+ */
+#define HAS_NAN		1u
+#define HAS_POS_INF	2u
+#define HAS_NEG_INF	4u
+
+static unsigned
+nonfinite_flag(double x)
+{
+	if (isnan(x))
+		return HAS_NAN;
+	return x > 0 ? HAS_POS_INF : HAS_NEG_INF;
+}
+
+/* sum and avg: a compensated sum (Neumaier's, generalised to combine two sums). */
+
+struct sum_agg {
+	double sum;		/* the finite values' sum, rounded */
+	double error;		/* what rounding took from sum, to be added back */
+	uint64_t n;		/* values, finite or not */
+	unsigned flags;
+};
+
+static void
+sum_empty(void *agg)
+{
+	*(struct sum_agg *)agg = (struct sum_agg){ 0.0, 0.0, 0, 0 };
+}
+
+static void
+sum_unit(void *agg, double x)
+{
+	struct sum_agg *s = agg;
+
+	if (isfinite(x))
+		*s = (struct sum_agg){ x, 0.0, 1, 0 };
+	else
+		*s = (struct sum_agg){ 0.0, 0.0, 1, nonfinite_flag(x) };
+}
+
+/*
+ * Adds two compensated sums: the rounded sums are added with Knuth's TwoSum, which
+ * recovers the rounding error exactly, and the errors are added up apart.  The
+ * window [1e20, 1, -1e20] thus sums to exactly 1 in any grouping.  Should the finite
+ * sum overflow, the correction would be inf - inf: it is dropped, and the result is
+ * the infinity that IEEE arithmetic gives too.
+ */
+static void
+sum_combine(void *out, const void *older, const void *newer)
+{
+	const struct sum_agg *a = older, *b = newer;
+	double sum = a->sum + b->sum;
+	double b_part = sum - a->sum;
+	double rounding = (a->sum - (sum - b_part)) + (b->sum - b_part);
+	double error = a->error + b->error;
+	struct sum_agg *r = out;
+
+	if (isfinite(sum))
+		error += rounding;
+	else
+		error = 0.0;
+	r->n = a->n + b->n;
+	r->flags = a->flags | b->flags;
+	r->sum = sum;
+	r->error = error;
+}
+
+/* The window's sum with IEEE semantics for its NaNs and infinities. */
+static double
+sum_value(const struct sum_agg *s)
+{
+	if (s->flags != 0) {
+		if ((s->flags & HAS_NAN) || (s->flags & (HAS_POS_INF | HAS_NEG_INF)) ==
+		    (HAS_POS_INF | HAS_NEG_INF))
+			return NAN;
+		return (s->flags & HAS_POS_INF) ? INFINITY : -INFINITY;
+	}
+	return s->sum + s->error;
+}
+
+static void
+sum_finalize(const void *agg, const struct agg_params *params, struct agg_result *r)
+{
+	const struct sum_agg *s = agg;
+
+	if (s->n == 0 || s->n < params->min_count) {
+		r->kind = AGG_RESULT_NULL;
+		return;
+	}
+	r->kind = AGG_RESULT_NUMBER;
+	r->number = sum_value(s);
+}
+
+static void
+avg_finalize(const void *agg, const struct agg_params *params, struct agg_result *r)
+{
+	const struct sum_agg *s = agg;
+
+	if (s->n == 0 || s->n < params->min_count) {
+		r->kind = AGG_RESULT_NULL;
+		return;
+	}
+	r->kind = AGG_RESULT_NUMBER;
+	r->number = sum_value(s) / (double)s->n;
+}
+
+/* count: the number of non-empty fields, whatever they hold. */
+
+static void
+count_empty(void *agg)
+{
+	*(uint64_t *)agg = 0;
+}
+
+static void
+count_unit(void *agg, double x)
+{
+	(void)x;
+	*(uint64_t *)agg = 1;
+}
+
+static void
+count_combine(void *out, const void *older, const void *newer)
+{
+	*(uint64_t *)out = *(const uint64_t *)older + *(const uint64_t *)newer;
+}
+
+static void
+count_finalize(const void *agg, const struct agg_params *params, struct agg_result *r)
+{
+	(void)params;
+	r->kind = AGG_RESULT_COUNT;
+	r->count = *(const uint64_t *)agg;
+}
+
+/*
+ * min and max.  The empty window's min is +inf, which any value replaces; a NaN
+ * wins over every number, and of two equal zeros min keeps -0 and max +0, so the
+ * result does not depend on how the engine grouped the values.
+ */
+
+struct extreme_agg {
+	double value;
+	uint64_t n;
+};
+
+static void
+min_empty(void *agg)
+{
+	*(struct extreme_agg *)agg = (struct extreme_agg){ INFINITY, 0 };
+}
+
+static void
+max_empty(void *agg)
+{
+	*(struct extreme_agg *)agg = (struct extreme_agg){ -INFINITY, 0 };
+}
+
+static void
+extreme_unit(void *agg, double x)
+{
+	*(struct extreme_agg *)agg = (struct extreme_agg){ x, 1 };
+}
+
+static void
+min_combine(void *out, const void *older, const void *newer)
+{
+	const struct extreme_agg *a = older, *b = newer;
+	double value = a->value;
+
+	if (b->value < value || (b->value == value && signbit(b->value)) || isnan(b->value))
+		value = b->value;
+	if (isnan(a->value))
+		value = a->value;
+	((struct extreme_agg *)out)->n = a->n + b->n;
+	((struct extreme_agg *)out)->value = value;
+}
+
+static void
+max_combine(void *out, const void *older, const void *newer)
+{
+	const struct extreme_agg *a = older, *b = newer;
+	double value = a->value;
+
+	if (b->value > value || (b->value == value && !signbit(b->value)) || isnan(b->value))
+		value = b->value;
+	if (isnan(a->value))
+		value = a->value;
+	((struct extreme_agg *)out)->n = a->n + b->n;
+	((struct extreme_agg *)out)->value = value;
+}
+
+static void
+extreme_finalize(const void *agg, const struct agg_params *params, struct agg_result *r)
+{
+	const struct extreme_agg *e = agg;
+
+	if (e->n == 0 || e->n < params->min_count) {
+		r->kind = AGG_RESULT_NULL;
+		return;
+	}
+	r->kind = AGG_RESULT_NUMBER;
+	r->number = e->value;
+}
+
+/*
+ * var and stddev: the sample variance from (n, mean, M2), M2 being the sum of squared
+ * deviations from the mean, combined as Chan, Golub and LeVeque (1979) do for two
+ * parts of a data set.  Any NaN or infinity makes the result NaN (the deviations of
+ * an infinite mean are inf - inf), so those are flags and the arithmetic stays finite.
+ */
+
+struct var_agg {
+	uint64_t n;		/* values, finite or not */
+	uint64_t finite;	/* finite values, those in mean and m2 */
+	double mean;
+	double m2;
+};
+
+static void
+var_empty(void *agg)
+{
+	*(struct var_agg *)agg = (struct var_agg){ 0, 0, 0.0, 0.0 };
+}
+
+static void
+var_unit(void *agg, double x)
+{
+	if (isfinite(x))
+		*(struct var_agg *)agg = (struct var_agg){ 1, 1, x, 0.0 };
+	else
+		*(struct var_agg *)agg = (struct var_agg){ 1, 0, 0.0, 0.0 };
+}
+
+static void
+var_combine(void *out, const void *older, const void *newer)
+{
+	const struct var_agg *a = older, *b = newer;
+	struct var_agg r;
+
+	r.n = a->n + b->n;
+	r.finite = a->finite + b->finite;
+	if (a->finite == 0) {
+		r.mean = b->mean;
+		r.m2 = b->m2;
+	} else if (b->finite == 0) {
+		r.mean = a->mean;
+		r.m2 = a->m2;
+	} else {
+		double na = (double)a->finite, nb = (double)b->finite, n = na + nb;
+		double delta = b->mean - a->mean;
+
+		r.mean = a->mean + delta * (nb / n);
+		r.m2 = a->m2 + b->m2 + delta * delta * (na * nb / n);
+	}
+	*(struct var_agg *)out = r;
+}
+
+/* The sample variance, NaN when a value is not finite; the caller checks n >= 2. */
+static double
+var_value(const struct var_agg *v)
+{
+	if (v->finite != v->n)
+		return NAN;
+	return v->m2 / (double)(v->n - 1);
+}
+
+static void
+var_finalize(const void *agg, const struct agg_params *params, struct agg_result *r)
+{
+	const struct var_agg *v = agg;
+
+	if (v->n < 2 || v->n < params->min_count) {
+		r->kind = AGG_RESULT_NULL;
+		return;
+	}
+	r->kind = AGG_RESULT_NUMBER;
+	r->number = var_value(v);
+}
+
+static void
+stddev_finalize(const void *agg, const struct agg_params *params, struct agg_result *r)
+{
+	var_finalize(agg, params, r);
+	if (r->kind == AGG_RESULT_NUMBER)
+		r->number = sqrt(r->number);
+}
+
+/*
+ * The window shared by every monoid aggregate: a two-stack of its Aggs, one slot per
+ * record.  A record without a value pushes empty(), which keeps the slot.
+ */
+
+struct monoid {
+	struct twostack_ops ops;
+	void (*unit)(void *agg, double x);
+	void (*finalize)(const void *agg, const struct agg_params *params,
+	    struct agg_result *result);
+};
+
+struct monoid_window {
+	struct agg header;
+	struct twostack stack;
+};
+
+static inline __attribute__((always_inline)) struct agg *
+monoid_create(const struct agg_kind *kind, const struct agg_params *params,
+    const struct monoid *m)
+{
+	struct monoid_window *w = mem_realloc(NULL, sizeof(*w));
+
+	if (w == NULL)
+		return NULL;
+	w->header.kind = kind;
+	w->header.params = *params;
+	twostack_init(&w->stack, &m->ops);
+	return &w->header;
+}
+
+static inline __attribute__((always_inline)) int
+monoid_push(struct agg *agg, const struct agg_value *value, const struct monoid *m)
+{
+	struct monoid_window *w = (struct monoid_window *)agg;
+	union {
+		unsigned char bytes[TWOSTACK_AGG_MAX];
+		double align;
+	} unit;
+	bool present = agg->kind->input == AGG_INPUT_TEXT ? value->has_text :
+	    value->has_number;
+
+	if (present)
+		m->unit(unit.bytes, value->number);
+	else
+		m->ops.empty(unit.bytes);
+	return twostack_push(&w->stack, &m->ops, unit.bytes);
+}
+
+static inline __attribute__((always_inline)) void
+monoid_pop(struct agg *agg, const struct monoid *m)
+{
+	twostack_pop(&((struct monoid_window *)agg)->stack, &m->ops);
+}
+
+static inline __attribute__((always_inline)) void
+monoid_result(struct agg *agg, struct agg_result *result, const struct monoid *m)
+{
+	struct monoid_window *w = (struct monoid_window *)agg;
+	union {
+		unsigned char bytes[TWOSTACK_AGG_MAX];
+		double align;
+	} total;
+
+	twostack_eval(&w->stack, &m->ops, total.bytes);
+	m->finalize(total.bytes, &agg->params, result);
+}
+
+static void
+monoid_destroy(struct agg *agg)
+{
+	struct monoid_window *w = (struct monoid_window *)agg;
+
+	twostack_free(&w->stack);
+	mem_free(w);
+}
+
+static uint64_t
+monoid_size(const struct agg *agg)
+{
+	return twostack_size(&((const struct monoid_window *)agg)->stack);
+}
+
+/*
+ * Defines the kind agg_NAME from the monoid NAME_monoid, with wrappers that hand the
+ * shared window code a constant table, so that each aggregate gets its own inlined
+ * copy of the engine.
+ */
+#define MONOID_KIND(NAME, INPUT)						\
+	static struct agg *							\
+	NAME##_create(const struct agg_kind *kind, const struct agg_params *params) \
+	{									\
+		return monoid_create(kind, params, &NAME##_monoid);		\
+	}									\
+	static int								\
+	NAME##_push(struct agg *agg, const struct agg_value *value)		\
+	{									\
+		return monoid_push(agg, value, &NAME##_monoid);			\
+	}									\
+	static void								\
+	NAME##_pop(struct agg *agg)						\
+	{									\
+		monoid_pop(agg, &NAME##_monoid);				\
+	}									\
+	static void								\
+	NAME##_result(struct agg *agg, struct agg_result *result)		\
+	{									\
+		monoid_result(agg, result, &NAME##_monoid);			\
+	}									\
+	const struct agg_kind agg_##NAME = {					\
+		#NAME, INPUT, NAME##_create, monoid_destroy, NAME##_push,	\
+		NAME##_pop, NAME##_result, monoid_size				\
+	}
+
+static const struct monoid sum_monoid = {
+	{ sizeof(struct sum_agg), sum_empty, sum_combine }, sum_unit, sum_finalize
+};
+static const struct monoid avg_monoid = {
+	{ sizeof(struct sum_agg), sum_empty, sum_combine }, sum_unit, avg_finalize
+};
+static const struct monoid count_monoid = {
+	{ sizeof(uint64_t), count_empty, count_combine }, count_unit, count_finalize
+};
+static const struct monoid min_monoid = {
+	{ sizeof(struct extreme_agg), min_empty, min_combine }, extreme_unit,
+	extreme_finalize
+};
+static const struct monoid max_monoid = {
+	{ sizeof(struct extreme_agg), max_empty, max_combine }, extreme_unit,
+	extreme_finalize
+};
+static const struct monoid var_monoid = {
+	{ sizeof(struct var_agg), var_empty, var_combine }, var_unit, var_finalize
+};
+static const struct monoid stddev_monoid = {
+	{ sizeof(struct var_agg), var_empty, var_combine }, var_unit, stddev_finalize
+};
+
+MONOID_KIND(sum, AGG_INPUT_NUMBER);
+MONOID_KIND(avg, AGG_INPUT_NUMBER);
+MONOID_KIND(count, AGG_INPUT_TEXT);
+MONOID_KIND(min, AGG_INPUT_NUMBER);
+MONOID_KIND(max, AGG_INPUT_NUMBER);
+MONOID_KIND(var, AGG_INPUT_NUMBER);
+MONOID_KIND(stddev, AGG_INPUT_NUMBER);

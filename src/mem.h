@@ -1,0 +1,56 @@
+/*
+ * mem.h: the one door through which swag allocates memory.
+ *
+ * Every allocation goes through mem_realloc() so that a fault-injection build
+ * (make FAULT=1, which defines SWAG_FAULT_INJECTION) can make the Nth allocation
+ * fail, N taken from the environment variable SWAG_FAIL_ALLOC, and prove that every
+ * failure ends in a clean "out of memory" exit rather than a crash.  In a normal
+ * build the seam compiles to a plain realloc().
+ */
+#ifndef SWAG_MEM_H
+#define SWAG_MEM_H
+
+#include <stddef.h>
+#include <stdlib.h>
+
+#ifdef SWAG_FAULT_INJECTION
+/* Returns true when the allocation about to be made must fail. */
+int mem_fault(void);
+#else
+#define mem_fault() 0
+#endif
+
+/*
+ * Resizes the block at p (NULL for a new one) to n bytes, as realloc(3).  Returns the
+ * block, or NULL when memory is short, in which case p is untouched and still owned by
+ * the caller.  n * count overflow is the caller's to check (see mem_array_size).
+ */
+static inline void *
+mem_realloc(void *p, size_t n)
+{
+	if (mem_fault())
+		return NULL;
+	return realloc(p, n);
+}
+
+/* Frees a block from mem_realloc(); NULL is allowed. */
+static inline void
+mem_free(void *p)
+{
+	free(p);
+}
+
+/*
+ * Stores count * size in *bytes and returns 0, or returns -1 when the product does not
+ * fit in a size_t.
+ */
+static inline int
+mem_array_size(size_t count, size_t size, size_t *bytes)
+{
+	if (size != 0 && count > (size_t)-1 / size)
+		return -1;
+	*bytes = count * size;
+	return 0;
+}
+
+#endif /* SWAG_MEM_H */

@@ -1,0 +1,155 @@
+/*
+ * twostack.h: two-stack sliding-window aggregation.
+ *
+ * An aggregate is described by empty(), unit(x), an associative, order-preserving
+ * combine(older, newer) and finalize(agg).  The engine needs only empty() and
+ * combine(): callers turn each value into its unit aggregate before pushing it and
+ * finalize what eval returns, so the Value and Out types stay with the aggregate and
+ * the engine moves Aggs only.
+ *
+ * The window is a FIFO queue kept as two stacks in one ring of Agg slots:
+ *
+ *     oldest                                                      newest
+ *     [head ............ mid)[mid ............................. tail)
+ *      front stack: slot i holds    back stack: slot i holds unit(x_i);
+ *      x_i + x_i+1 + ... + x_mid-1  back_agg = x_mid + ... + x_tail-1
+ *
+ * push appends unit(x) to the back and folds it into back_agg.  pop removes the
+ * front's top, slot head.  When the front is empty, pop first "flips" the back in
+ * place: walking from the newest slot to the oldest it replaces each unit by the
+ * aggregate of itself and everything newer, so the back becomes a front whose top is
+ * the whole back's aggregate.  eval is combine(slot[head], back_agg), or back_agg
+ * alone when the front is empty.  Every slot is combined once when it is pushed and
+ * once when it is flipped, so each operation is amortized O(1); memory is one Agg per
+ * element, in one contiguous array that grows with the elements actually held.
+ *
+ * Every result is a combination of the window's elements only: a NaN or a rounding
+ * error leaves the window with the element that caused it.  combine() is always
+ * called with the older operand first, so a non-commutative aggregate (first/last,
+ * concatenation) is correct.
+ *
+ * The functions are static inline on purpose: an aggregate calls them with a
+ * constant ops table, and the compiler then inlines its empty() and combine() into
+ * the loops instead of calling through pointers on every element.
+ */
+#ifndef SWAG_TWOSTACK_H
+#define SWAG_TWOSTACK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+/* The two operations the engine needs from an aggregate. */
+struct twostack_ops {
+	size_t agg_size;	/* bytes in one Agg, at most TWOSTACK_AGG_MAX */
+	/* Stores the identity aggregate, empty(), in *agg. */
+	void (*empty)(void *agg);
+	/*
+	 * Stores combine(older, newer) in *out.  out may be the same object as older
+	 * or as newer, so an implementation reads both operands before writing.
+	 */
+	void (*combine)(void *out, const void *older, const void *newer);
+};
+
+#define TWOSTACK_AGG_MAX 64
+
+struct twostack {
+	unsigned char *slots;	/* ring of cap Aggs; cap is 0 or a power of two */
+	uint64_t cap;
+	uint64_t head;		/* ring positions only grow; slot = position & (cap-1) */
+	uint64_t mid;
+	uint64_t tail;
+	/* The aggregate of the back stack, aligned for any Agg. */
+	union {
+		unsigned char bytes[TWOSTACK_AGG_MAX];
+		double align_double;
+		uint64_t align_u64;
+		void *align_pointer;
+	} back_agg;
+};
+
+/* Grows the ring; defined in twostack.c because it is rare and not worth inlining. */
+int twostack_grow(struct twostack *ts, size_t agg_size);
+
+/* The slot at ring position pos. */
+static inline void *
+twostack_slot(const struct twostack *ts, size_t agg_size, uint64_t pos)
+{
+	return ts->slots + (size_t)(pos & (ts->cap - 1)) * agg_size;
+}
+
+/* Makes an empty window that owns no memory yet. */
+static inline void
+twostack_init(struct twostack *ts, const struct twostack_ops *ops)
+{
+	ts->slots = NULL;
+	ts->cap = 0;
+	ts->head = ts->mid = ts->tail = 0;
+	ops->empty(ts->back_agg.bytes);
+}
+
+/* Frees the window's memory; the window may be initialised again afterwards. */
+void twostack_free(struct twostack *ts);
+
+/* The number of elements in the window. */
+static inline uint64_t
+twostack_size(const struct twostack *ts)
+{
+	return ts->tail - ts->head;
+}
+
+/*
+ * Appends an element whose unit aggregate is *unit as the newest of the window.
+ * Returns 0, or -1 when memory for a larger ring cannot be had (the window is then
+ * unchanged).
+ */
+static inline int
+twostack_push(struct twostack *ts, const struct twostack_ops *ops, const void *unit)
+{
+	if (ts->tail - ts->head == ts->cap && twostack_grow(ts, ops->agg_size) != 0)
+		return -1;
+	memcpy(twostack_slot(ts, ops->agg_size, ts->tail), unit, ops->agg_size);
+	ts->tail++;
+	ops->combine(ts->back_agg.bytes, ts->back_agg.bytes, unit);
+	return 0;
+}
+
+/*
+ * Turns the back stack into the front stack (the front must be empty): each slot,
+ * newest to oldest, becomes the aggregate of itself and every newer slot.
+ */
+static inline void
+twostack_flip(struct twostack *ts, const struct twostack_ops *ops)
+{
+	size_t size = ops->agg_size;
+
+	if (ts->tail == ts->mid)
+		return;
+	for (uint64_t pos = ts->tail - 1; pos > ts->mid; pos--)
+		ops->combine(twostack_slot(ts, size, pos - 1), twostack_slot(ts, size, pos - 1),
+		    twostack_slot(ts, size, pos));
+	ts->mid = ts->tail;
+	ops->empty(ts->back_agg.bytes);
+}
+
+/* Removes the oldest element.  The window must not be empty. */
+static inline void
+twostack_pop(struct twostack *ts, const struct twostack_ops *ops)
+{
+	if (ts->head == ts->mid)
+		twostack_flip(ts, ops);
+	ts->head++;
+}
+
+/* Stores the aggregate of the whole window, oldest to newest, in *out. */
+static inline void
+twostack_eval(const struct twostack *ts, const struct twostack_ops *ops, void *out)
+{
+	if (ts->head == ts->mid)
+		memcpy(out, ts->back_agg.bytes, ops->agg_size);
+	else
+		ops->combine(out, twostack_slot(ts, ops->agg_size, ts->head), ts->back_agg.bytes);
+}
+
+#endif /* SWAG_TWOSTACK_H */
