@@ -1,0 +1,370 @@
+/*
+ * main.c: swag's command line.  The only part of swag that prints messages or exits:
+ * it parses the options and the aggregate specs, runs the pipeline and turns what
+ * comes back into a message and an exit status (0 success, 1 bad input data, 2 usage
+ * error, 3 input/output or resource error).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "mem.h"
+#include "numprint.h"
+#include "output.h"
+#include "pipeline.h"
+#include "spec.h"
+
+#ifndef SWAG_VERSION
+#define SWAG_VERSION "0.1.0"
+#endif
+
+enum exit_status {
+	EXIT_OK = 0,
+	EXIT_BAD_INPUT = 1,
+	EXIT_USAGE = 2,
+	EXIT_RESOURCE = 3
+};
+
+/* Long options without a short form. */
+enum {
+	OPTION_NA = 256,
+	OPTION_NULL,
+	OPTION_STRICT
+};
+
+static const struct option long_options[] = {
+	{ "append", no_argument, NULL, 'a' },
+	{ "skip-comments", no_argument, NULL, 'C' },
+	{ "help", no_argument, NULL, 'h' },
+	{ "min-count", required_argument, NULL, 'm' },
+	{ "na", required_argument, NULL, OPTION_NA },
+	{ "null", required_argument, NULL, OPTION_NULL },
+	{ "output-delimiter", required_argument, NULL, 'o' },
+	{ "precision", required_argument, NULL, 'p' },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "step", required_argument, NULL, 's' },
+	{ "strict", no_argument, NULL, OPTION_STRICT },
+	{ "version", no_argument, NULL, 'V' },
+	{ "window", required_argument, NULL, 'w' },
+	{ NULL, 0, NULL, 0 }
+};
+
+static void
+usage(FILE *stream)
+{
+	fputs("usage: swag [OPTION]... AGG[:COLUMN][@WINDOW]...\n", stream);
+}
+
+static void
+help(void)
+{
+	usage(stdout);
+	fputs(
+"Read numbers from standard input and write, for every input line, each\n"
+"aggregate over a sliding window of the last lines.\n"
+"\n"
+"Aggregates: sum, avg (mean), count, min, max, var, stddev.\n"
+"  COLUMN  field number, from 1 (default 1); fields are separated by blanks\n"
+"  WINDOW  this aggregate's window in rows (default: -w)\n"
+"\n"
+"Options:\n"
+"  -w, --window=ROWS            window for every aggregate without @WINDOW\n"
+"  -a, --append                 write the input line, then the results\n"
+"  -o, --output-delimiter=C     between output fields (default TAB; \\t or tab)\n"
+"  -C, --skip-comments          skip lines that begin with # after blanks\n"
+"  -s, --step=N                 write only every Nth record's results\n"
+"  -m, --min-count=N            null until a window holds N values (default 1)\n"
+"  -p, --precision=N            N digits after the point (0 to 30)\n"
+"      --null=TEXT              what a null result prints as (default empty)\n"
+"      --na=LIST                comma-separated field texts meaning missing\n"
+"      --strict                 stop at the first bad field (exit 1)\n"
+"  -q, --quiet                  no warnings on standard error\n"
+"  -h, --help                   show this help and exit\n"
+"  -V, --version                show the version and exit\n"
+"\n"
+"Example: seq 1 10 | swag -w 4 sum\n"
+"Exit status: 0 success, 1 bad input, 2 usage error, 3 I/O or resource error.\n"
+"See swag(1) for the details.\n", stdout);
+}
+
+/* Prints "swag: MESSAGE" on standard error. */
+static void
+warn_message(const char *format, ...)
+{
+	va_list args;
+
+	fputs("swag: ", stderr);
+	va_start(args, format);
+	vfprintf(stderr, format, args);
+	va_end(args);
+	fputc('\n', stderr);
+}
+
+/* Reports a usage error with a hint to --help and exits with status 2. */
+static void __attribute__((noreturn))
+usage_error(const char *format, ...)
+{
+	va_list args;
+
+	fputs("swag: ", stderr);
+	va_start(args, format);
+	vfprintf(stderr, format, args);
+	va_end(args);
+	fputs("\nTry 'swag --help' for more information.\n", stderr);
+	exit(EXIT_USAGE);
+}
+
+/* Parses -s, -m and the like: a positive integer up to max, or a usage error. */
+static uint64_t
+option_count(const char *option, const char *text, uint64_t max)
+{
+	uint64_t value;
+
+	if (parse_count(text, strlen(text), max, &value) != 0)
+		usage_error("invalid %s '%s': not an integer from 1 to %llu", option, text,
+		    (unsigned long long)max);
+	return value;
+}
+
+/* Parses -o's argument: one character, or \t or tab for a TAB. */
+static char
+option_delimiter(const char *text)
+{
+	if (strcmp(text, "\\t") == 0 || strcmp(text, "tab") == 0)
+		return '\t';
+	if (strlen(text) != 1 || text[0] == '\n' || text[0] == '\r')
+		usage_error("invalid delimiter '%s': one character, or \\t or tab", text);
+	return text[0];
+}
+
+/*
+ * Splits --na's comma-separated list into its texts, in a NULL-free array that owns
+ * a copy of the list.  Empty items say nothing: the empty field is always missing.
+ */
+static const char **
+option_na_list(const char *text, size_t *count, char **copy_out)
+{
+	size_t items = 1, n = 0;
+	char *copy, *item, *saved;
+	const char **texts;
+
+	for (const char *s = text; *s != '\0'; s++)
+		items += *s == ',';
+	copy = mem_realloc(NULL, strlen(text) + 1);
+	texts = mem_realloc(NULL, items * sizeof(*texts));
+	if (copy == NULL || texts == NULL) {
+		warn_message("out of memory");
+		exit(EXIT_RESOURCE);
+	}
+	strcpy(copy, text);
+	*copy_out = copy;
+	for (item = strtok_r(copy, ",", &saved); item != NULL; item = strtok_r(NULL, ",", &saved))
+		texts[n++] = item;
+	*count = n;
+	return texts;
+}
+
+/* Writes one summary line per kind of bad input seen, unless -q. */
+static void
+report_problems(const struct pipeline_report *report)
+{
+	const struct problem *p = &report->problems[PROBLEM_NOT_NUMBER];
+
+	if (p->count > 0)
+		warn_message("%llu %s not %s (first: line %llu, column %zu)",
+		    (unsigned long long)p->count, p->count == 1 ? "field was" : "fields were",
+		    p->count == 1 ? "a number" : "numbers", (unsigned long long)p->first_line,
+		    p->first_column);
+	p = &report->problems[PROBLEM_SHORT_RECORD];
+	if (p->count > 0)
+		warn_message("%llu %s too few fields (first: line %llu, column %zu)",
+		    (unsigned long long)p->count, p->count == 1 ? "record had" : "records had",
+		    (unsigned long long)p->first_line, p->first_column);
+}
+
+/* Words the problem that stopped a --strict run. */
+static void
+report_failure(const struct pipeline_report *r)
+{
+	char quoted[4 * PIPELINE_QUOTE_MAX + 8];	/* every byte may become \\xHH */
+	size_t n = 0;
+
+	/* The field is shown with its unprintable bytes escaped, and cut when long. */
+	for (size_t i = 0; i < r->failed_text_len; i++) {
+		unsigned char c = (unsigned char)r->failed_text[i];
+
+		if (c == '\\') {
+			quoted[n++] = '\\';
+			quoted[n++] = '\\';
+		} else if (c >= 0x20 && c != 0x7f)
+			quoted[n++] = (char)c;
+		else
+			n += (size_t)snprintf(quoted + n, sizeof(quoted) - n, "\\x%02x", c);
+	}
+	if (r->failed_text_cut)
+		n += (size_t)snprintf(quoted + n, sizeof(quoted) - n, "...");
+	quoted[n] = '\0';
+	if (r->failed_kind == PROBLEM_NOT_NUMBER)
+		warn_message("line %llu, column %zu: '%s' is not a number",
+		    (unsigned long long)r->failed_line, r->failed_column, quoted);
+	else
+		warn_message("line %llu, column %zu: the record has only %zu field%s",
+		    (unsigned long long)r->failed_line, r->failed_column, r->failed_field_count,
+		    r->failed_field_count == 1 ? "" : "s");
+}
+
+int
+main(int argc, char *argv[])
+{
+	struct pipeline_config config = {
+		.output_delimiter = '\t',
+		.precision = -1,
+		.null_text = "",
+		.step = 1,
+	};
+	struct window_size default_window = { 0 };
+	bool have_default_window = false, quiet = false;
+	uint64_t min_count = 1;
+	struct agg_spec *specs;
+	static struct output out;
+	struct pipeline_report report;
+	enum pipeline_status status;
+	int option, exit_status = EXIT_OK;
+	char *na_copy = NULL;
+
+	/* Messages name the program swag however it was called; getopt takes argv[0]. */
+	argv[0] = "swag";
+	/* Numbers are read and written in the C locale: swag never calls setlocale(). */
+	while ((option = getopt_long(argc, argv, "aCho:m:p:qs:Vw:", long_options, NULL)) != -1) {
+		switch (option) {
+		case 'a':
+			config.append = true;
+			break;
+		case 'C':
+			config.skip_comments = true;
+			break;
+		case 'h':
+			help();
+			return fflush(stdout) == 0 && !ferror(stdout) ? EXIT_OK : EXIT_RESOURCE;
+		case 'm':
+			min_count = option_count("minimum count", optarg, UINT64_MAX / 2);
+			break;
+		case 'o':
+			config.output_delimiter = option_delimiter(optarg);
+			break;
+		case 'p':
+			if (strcmp(optarg, "0") == 0)
+				config.precision = 0;
+			else
+				config.precision = (int)option_count("precision", optarg,
+				    NUMPRINT_PRECISION_MAX);
+			break;
+		case 'q':
+			quiet = true;
+			break;
+		case 's':
+			config.step = option_count("step", optarg, UINT64_MAX / 2);
+			break;
+		case 'V':
+			puts("swag " SWAG_VERSION);
+			return fflush(stdout) == 0 && !ferror(stdout) ? EXIT_OK : EXIT_RESOURCE;
+		case 'w':
+			if (window_parse(optarg, strlen(optarg), &default_window) != 0)
+				usage_error("invalid window '%s': a row count from 1 to %llu", optarg,
+				    (unsigned long long)WINDOW_ROWS_MAX);
+			have_default_window = true;
+			break;
+		case OPTION_NA:
+			mem_free(na_copy);
+			mem_free((void *)config.na_texts);
+			config.na_texts = option_na_list(optarg, &config.na_count, &na_copy);
+			break;
+		case OPTION_NULL:
+			config.null_text = optarg;
+			break;
+		case OPTION_STRICT:
+			config.strict = true;
+			break;
+		default:
+			fputs("Try 'swag --help' for more information.\n", stderr);
+			return EXIT_USAGE;
+		}
+	}
+	argc -= optind;
+	argv += optind;
+	if (argc == 0)
+		usage_error("no aggregate given");
+	specs = mem_realloc(NULL, (size_t)argc * sizeof(*specs));
+	if (specs == NULL) {
+		warn_message("out of memory");
+		return EXIT_RESOURCE;
+	}
+	for (int i = 0; i < argc; i++) {
+		struct agg_spec *spec = &specs[i];
+
+		switch (spec_parse(argv[i], spec)) {
+		case SPEC_OK:
+			break;
+		case SPEC_UNKNOWN_AGGREGATE:
+			usage_error("unknown aggregate in '%s'", argv[i]);
+		case SPEC_BAD_COLUMN:
+			usage_error("invalid column in '%s': a field number from 1", argv[i]);
+		case SPEC_BAD_WINDOW:
+			usage_error("invalid window in '%s': a row count from 1 to %llu", argv[i],
+			    (unsigned long long)WINDOW_ROWS_MAX);
+		}
+		if (!spec->has_window) {
+			if (!have_default_window)
+				usage_error("no window for '%s': give -w or %s@WINDOW", argv[i],
+				    argv[i]);
+			spec->window = default_window;
+		}
+		spec->params.min_count = min_count;
+	}
+	config.specs = specs;
+	config.spec_count = (size_t)argc;
+	config.null_len = strlen(config.null_text);
+
+	output_init(&out, STDOUT_FILENO);
+	status = pipeline_run(&config, STDIN_FILENO, &out, &report);
+	if (output_flush(&out) != 0 && status != PIPELINE_WRITE_ERROR) {
+		status = PIPELINE_WRITE_ERROR;
+		report.error_number = out.error;
+	}
+	switch (status) {
+	case PIPELINE_OK:
+		break;
+	case PIPELINE_BAD_INPUT:
+		report_failure(&report);
+		exit_status = EXIT_BAD_INPUT;
+		break;
+	case PIPELINE_UTF16:
+		warn_message("input is UTF-16");
+		exit_status = EXIT_BAD_INPUT;
+		break;
+	case PIPELINE_READ_ERROR:
+		warn_message("read error: %s", strerror(report.error_number));
+		exit_status = EXIT_RESOURCE;
+		break;
+	case PIPELINE_WRITE_ERROR:
+		warn_message("write error: %s", strerror(report.error_number));
+		exit_status = EXIT_RESOURCE;
+		break;
+	case PIPELINE_NO_MEMORY:
+		warn_message("out of memory");
+		exit_status = EXIT_RESOURCE;
+		break;
+	}
+	/* Under --strict the message above says all; else each kind of problem is summed up. */
+	if (!quiet && status != PIPELINE_BAD_INPUT)
+		report_problems(&report);
+	mem_free(specs);
+	mem_free((void *)config.na_texts);
+	mem_free(na_copy);
+	return exit_status;
+}

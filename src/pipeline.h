@@ -1,0 +1,80 @@
+/*
+ * pipeline.h: from input records to result records.
+ *
+ * The pipeline reads lines, splits out the fields the aggregates need, turns each
+ * into a value once per record, moves every aggregate's window one record on and
+ * writes the results.  It prints nothing else and never exits: what went wrong comes
+ * back in a struct pipeline_report for the command-line layer to word.
+ */
+#ifndef SWAG_PIPELINE_H
+#define SWAG_PIPELINE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "output.h"
+#include "spec.h"
+
+struct pipeline_config {
+	const struct agg_spec *specs;	/* every spec's window is set */
+	size_t spec_count;
+	char output_delimiter;
+	bool append;			/* -a: the input line, then the results */
+	bool skip_comments;		/* -C */
+	bool strict;			/* the first bad field stops the run */
+	int precision;			/* -p, or -1 for the shortest form */
+	const char *null_text;		/* what a null result prints as */
+	size_t null_len;
+	const char *const *na_texts;	/* field texts that mean "missing" */
+	size_t na_count;
+	uint64_t step;			/* -s: write every step-th record's results */
+};
+
+/* The kinds of bad input that are counted (or, with --strict, fatal). */
+enum problem_kind {
+	PROBLEM_NOT_NUMBER,	/* a numeric aggregate's field is not a number */
+	PROBLEM_SHORT_RECORD,	/* a record has too few fields for a column */
+	PROBLEM_KINDS
+};
+
+struct problem {
+	uint64_t count;
+	uint64_t first_line;
+	size_t first_column;
+};
+
+enum pipeline_status {
+	PIPELINE_OK,
+	PIPELINE_BAD_INPUT,	/* --strict met a problem: see failed_* */
+	PIPELINE_UTF16,		/* the input is UTF-16 */
+	PIPELINE_READ_ERROR,	/* errno in error_number */
+	PIPELINE_WRITE_ERROR,	/* errno in error_number */
+	PIPELINE_NO_MEMORY
+};
+
+#define PIPELINE_QUOTE_MAX 64
+
+struct pipeline_report {
+	struct problem problems[PROBLEM_KINDS];
+	int error_number;
+	/* With PIPELINE_BAD_INPUT: the problem, where, and the start of the field. */
+	enum problem_kind failed_kind;
+	uint64_t failed_line;
+	size_t failed_column;
+	size_t failed_field_count;		/* fields the short record had */
+	char failed_text[PIPELINE_QUOTE_MAX];
+	size_t failed_text_len;			/* may be less than the field's length */
+	bool failed_text_cut;			/* the field was longer */
+};
+
+/*
+ * Reads records from in_fd until its end, writing one result record per data record
+ * (every config->step-th) to out, and flushing out whenever the input would block.
+ * Fills *report and returns what ended the run; results for every record before a
+ * fatal problem have been handed to out, which the caller flushes.
+ */
+enum pipeline_status pipeline_run(const struct pipeline_config *config, int in_fd,
+    struct output *out, struct pipeline_report *report);
+
+#endif /* SWAG_PIPELINE_H */

@@ -1,0 +1,178 @@
+/*
+ * reader.c: block reading of lines (see reader.h).
+ */
+#include <errno.h>
+#include <poll.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "mem.h"
+#include "reader.h"
+
+struct reader {
+	int fd;
+	int (*idle)(void *context);
+	void *context;
+	char *buf;
+	size_t cap;
+	size_t start;		/* the unread data is buf[start, end) */
+	size_t end;
+	size_t scanned;		/* buf[start, scanned) is known to hold no LF */
+	bool eof;
+	bool started;		/* the byte-order mark has been looked for */
+	uint64_t line_number;
+};
+
+struct reader *
+reader_create(int fd, int (*idle)(void *context), void *context)
+{
+	struct reader *r = mem_realloc(NULL, sizeof(*r));
+
+	if (r == NULL)
+		return NULL;
+	r->buf = mem_realloc(NULL, READER_BLOCK);
+	if (r->buf == NULL) {
+		mem_free(r);
+		return NULL;
+	}
+	r->fd = fd;
+	r->idle = idle;
+	r->context = context;
+	r->cap = READER_BLOCK;
+	r->start = r->end = r->scanned = 0;
+	r->eof = false;
+	r->started = false;
+	r->line_number = 0;
+	return r;
+}
+
+void
+reader_destroy(struct reader *r)
+{
+	if (r == NULL)
+		return;
+	mem_free(r->buf);
+	mem_free(r);
+}
+
+/* True when a read of r->fd would not block (data or end of input is there). */
+static bool
+reader_ready(struct reader *r)
+{
+	struct pollfd p = { .fd = r->fd, .events = POLLIN };
+
+	return poll(&p, 1, 0) != 0;
+}
+
+/*
+ * Reads more input after what is buffered, first moving the unread part to the
+ * front and growing the buffer when less than a block is free.  Returns 0 (r->eof
+ * set at the end of input) or a negative reader_status.
+ */
+static enum reader_status
+reader_fill(struct reader *r)
+{
+	ssize_t n;
+
+	if (r->start > 0) {
+		memmove(r->buf, r->buf + r->start, r->end - r->start);
+		r->end -= r->start;
+		r->scanned -= r->start;
+		r->start = 0;
+	}
+	if (r->cap - r->end < READER_BLOCK) {
+		size_t cap = r->cap * 2;
+		char *buf;
+
+		if (cap < r->cap || (buf = mem_realloc(r->buf, cap)) == NULL)
+			return READER_NO_MEMORY;
+		r->buf = buf;
+		r->cap = cap;
+	}
+	if (r->idle != NULL && !reader_ready(r) && r->idle(r->context) != 0)
+		return READER_IDLE_ERROR;
+	do
+		n = read(r->fd, r->buf + r->end, r->cap - r->end);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return READER_READ_ERROR;
+	if (n == 0)
+		r->eof = true;
+	r->end += (size_t)n;
+	return 0;
+}
+
+/* True while the bytes read so far may be the start of a byte-order mark. */
+static bool
+reader_maybe_bom(const struct reader *r)
+{
+	static const unsigned char marks[3][3] = {
+		{ 0xEF, 0xBB, 0xBF }, { 0xFF, 0xFE, 0 }, { 0xFE, 0xFF, 0 }
+	};
+
+	for (int i = 0; i < 3; i++)
+		if (memcmp(r->buf, marks[i], r->end) == 0)
+			return true;
+	return false;
+}
+
+/*
+ * Looks at the first bytes: skips a UTF-8 byte-order mark, refuses a UTF-16 one.  It
+ * reads until three bytes are there, since a pipe may deliver them one at a time.
+ */
+static enum reader_status
+reader_start(struct reader *r)
+{
+	static const unsigned char utf8_bom[3] = { 0xEF, 0xBB, 0xBF };
+	enum reader_status status;
+
+	while (r->end < 3 && !r->eof && reader_maybe_bom(r))
+		if ((status = reader_fill(r)) != 0)
+			return status;
+	if (r->end >= 2 && (((unsigned char)r->buf[0] == 0xFF && (unsigned char)r->buf[1] == 0xFE) ||
+	    ((unsigned char)r->buf[0] == 0xFE && (unsigned char)r->buf[1] == 0xFF)))
+		return READER_UTF16;
+	if (r->end >= 3 && memcmp(r->buf, utf8_bom, 3) == 0)
+		r->start = r->scanned = 3;
+	r->started = true;
+	return 0;
+}
+
+enum reader_status
+reader_next(struct reader *r, const char **line, size_t *len, uint64_t *line_number)
+{
+	enum reader_status status;
+	char *newline;
+	size_t line_end, next;
+
+	if (!r->started) {
+		if (r->end == 0 && (status = reader_fill(r)) != 0)
+			return status;
+		if ((status = reader_start(r)) != 0)
+			return status;
+	}
+	for (;;) {
+		newline = memchr(r->buf + r->scanned, '\n', r->end - r->scanned);
+		if (newline != NULL) {
+			line_end = (size_t)(newline - r->buf);
+			next = line_end + 1;
+			break;
+		}
+		r->scanned = r->end;
+		if (r->eof) {
+			if (r->start == r->end)
+				return READER_END;
+			line_end = next = r->end;
+			break;
+		}
+		if ((status = reader_fill(r)) != 0)
+			return status;
+	}
+	if (line_end > r->start && r->buf[line_end - 1] == '\r')
+		line_end--;
+	*line = r->buf + r->start;
+	*len = line_end - r->start;
+	*line_number = ++r->line_number;
+	r->start = r->scanned = next;
+	return READER_LINE;
+}

@@ -1,0 +1,50 @@
+/*
+ * reader.h: reading input lines in large blocks.
+ *
+ * The reader hands out one line at a time, pointing into its own buffer, with the
+ * line end (LF, or CR LF) removed; a last line without a line end is a line too.
+ * It reads with read(2) in blocks of at least READER_BLOCK bytes and grows its
+ * buffer for a longer line, so lines of any length are read whole.
+ *
+ * Before it would wait for input it calls the idle hook (swag flushes its output
+ * there): a pipe that delivers a line now and then gets each result at once, while a
+ * file or a fast pipe, always ready, is read without a pause.
+ */
+#ifndef SWAG_READER_H
+#define SWAG_READER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define READER_BLOCK (128 * 1024)
+
+enum reader_status {
+	READER_LINE = 1,	/* a line was read */
+	READER_END = 0,		/* no more input */
+	READER_READ_ERROR = -1,	/* read(2) failed; errno tells why */
+	READER_NO_MEMORY = -2,	/* a longer line did not fit in memory */
+	READER_UTF16 = -3,	/* the input starts with a UTF-16 byte-order mark */
+	READER_IDLE_ERROR = -4	/* the idle hook failed */
+};
+
+struct reader;
+
+/*
+ * Makes a reader of fd.  idle(context), when not NULL, is called before every read
+ * that would block; a nonzero return stops the reader with READER_IDLE_ERROR.
+ * Returns NULL when memory is short.
+ */
+struct reader *reader_create(int fd, int (*idle)(void *context), void *context);
+
+void reader_destroy(struct reader *reader);
+
+/*
+ * Reads the next line into *line and *len (valid until the next call) and counts it
+ * in *line_number (1 for the first line).  A UTF-8 byte-order mark before the first
+ * line is skipped.  Returns a reader_status.
+ */
+enum reader_status reader_next(struct reader *reader, const char **line, size_t *len,
+    uint64_t *line_number);
+
+#endif /* SWAG_READER_H */

@@ -1,0 +1,57 @@
+/*
+ * spec.h: parsing what the user asks for on the command line: aggregate specs
+ * (AGG[:COLUMN][@WINDOW]) and window sizes.
+ */
+#ifndef SWAG_SPEC_H
+#define SWAG_SPEC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "agg.h"
+
+/* The largest row window: far beyond any memory, small enough to count in. */
+#define WINDOW_ROWS_MAX (UINT64_C(1) << 62)
+
+/* A window's extent: the last rows records. */
+struct window_size {
+	uint64_t rows;
+};
+
+/* One aggregate as the user asked for it. */
+struct agg_spec {
+	const char *text;		/* the argument as written */
+	const struct agg_kind *kind;
+	struct agg_params params;
+	size_t column;			/* 1-based field number */
+	bool has_window;		/* @WINDOW was given */
+	struct window_size window;
+};
+
+enum spec_status {
+	SPEC_OK,
+	SPEC_UNKNOWN_AGGREGATE,	/* the name before ':' and '@' is no aggregate */
+	SPEC_BAD_COLUMN,	/* the text after ':' is not a field number */
+	SPEC_BAD_WINDOW		/* the text after the last '@' is not a window */
+};
+
+/*
+ * Parses text, AGG[:COLUMN][@WINDOW], split at its first ':' and its last '@', into
+ * *spec (which keeps a pointer to text).  Returns SPEC_OK or what is wrong.
+ */
+enum spec_status spec_parse(const char *text, struct agg_spec *spec);
+
+/*
+ * Parses a window size: a row count from 1 to WINDOW_ROWS_MAX, in plain digits.
+ * Returns 0, or -1 when text is no window.
+ */
+int window_parse(const char *text, size_t len, struct window_size *window);
+
+/*
+ * Parses a positive integer from 1 to max in plain digits (no sign, no blanks).
+ * Returns 0, or -1 when text is not one.
+ */
+int parse_count(const char *text, size_t len, uint64_t max, uint64_t *value);
+
+#endif /* SWAG_SPEC_H */
