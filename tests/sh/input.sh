@@ -1,0 +1,65 @@
+# Input as it comes in the wild: long lines, block boundaries, other locales.
+. tests/sh/lib.bash
+
+# A 10 MB line between two short ones: the fields at both of its ends are read.
+{
+	echo "1 a 2"
+	printf '5 '
+	head -c 10000000 /dev/zero | tr '\0' x
+	printf ' 7\n'
+	echo "3 b 4"
+} > "$TMP/long"
+expect_eq "10 MB line" "$("$SWAG" -w 2 sum:1 count:2 sum:3 < "$TMP/long" | tr '\t\n' ', ')" \
+	"1,1,2 6,2,9 8,2,11 "
+
+# Thousands of records with lines of random lengths (some longer than a read block),
+# random blank runs and blank lines, compared with a naive recomputation in awk of
+# every window: min, max, count and sum of integers are exact in both.
+awk 'BEGIN {
+	srand(7)
+	for (i = 0; i < 20000; i++) {
+		r = rand()
+		if (r < 0.05) { print ""; continue }
+		pad = r < 0.06 ? 200000 : int(rand() * 5)
+		line = sprintf("%" (pad + 1) "s", "") int(rand() * 2000 - 1000)
+		if (rand() < 0.3) line = line "\t " int(rand() * 100)
+		print line
+	}
+}' > "$TMP/random"
+awk -v w=7 '{
+	present[NR] = NF >= 1; value[NR] = $1
+	n = 0; s = 0; lo = ""; hi = ""
+	for (i = NR - w + 1; i <= NR; i++) {
+		if (i < 1 || !present[i]) continue
+		n++; s += value[i]
+		if (lo == "" || value[i] < lo) lo = value[i]
+		if (hi == "" || value[i] > hi) hi = value[i]
+	}
+	printf "%s\t%s\t%d\t%s\n", lo, hi, n, n ? s : ""
+}' "$TMP/random" > "$TMP/expected"
+"$SWAG" -w 7 min max count sum < "$TMP/random" > "$TMP/got"
+expect_eq "random records status" "$?" 0
+checks=$((checks + 1))
+cmp -s "$TMP/got" "$TMP/expected" || fail "random records: $(diff "$TMP/expected" "$TMP/got" | head -n 4)"
+
+# The same input through a pipe that delivers it in small pieces.
+checks=$((checks + 1))
+awk '{ print; if (NR % 50 == 0) fflush() }' "$TMP/random" | "$SWAG" -w 7 min max count sum > "$TMP/got"
+cmp -s "$TMP/got" "$TMP/expected" || fail "random records through a pipe differ"
+
+# A decimal-comma locale changes nothing: numbers are read and written in the C
+# locale.  The locale is generated if missing; a test that cannot set it fails.
+if ! locale -a 2>/dev/null | grep -qi '^de_DE\.utf-\?8$'; then
+	localedef -i de_DE -f UTF-8 de_DE.UTF-8 2>/dev/null ||
+		fail "cannot generate the de_DE.UTF-8 locale (run scripts/install-deps as root)"
+fi
+checks=$((checks + 1))
+locale_check=$(LC_ALL=de_DE.UTF-8 sh -c 'printf "%s" "$(locale decimal_point)"' 2>&1)
+[ "$locale_check" = "," ] || fail "de_DE.UTF-8 is not usable (decimal point '$locale_check')"
+expect_eq "decimal-comma locale" \
+	"$(printf '1.5\n2.25\n1,5\n' | LC_ALL=de_DE.UTF-8 "$SWAG" -w 2 avg -p 3 2>&1 | tr '\n' '|')" \
+	"1.500|1.875|2.250|swag: 1 field was not a number (first: line 3, column 1)|"
+expect_eq "decimal-comma locale, shortest" \
+	"$(printf '0.1\n0.2\n' | LC_ALL=de_DE.UTF-8 "$SWAG" -w 2 sum | tr '\n' '|')" \
+	"0.1|0.30000000000000004|"
+finish

@@ -1,0 +1,27 @@
+# Shared by the process-level tests: sourced, not run.  $SWAG is the binary under test.
+set -u
+SWAG=${SWAG:-./swag}
+case $SWAG in /*) ;; *) SWAG=$(pwd)/$SWAG ;; esac
+TMP=$(mktemp -d) || exit 1
+trap 'rm -rf "$TMP"' EXIT
+failures=0
+checks=0
+
+# fail MESSAGE: records a failed check.
+fail() {
+	echo "FAIL ${0##*/}: $*"
+	failures=$((failures + 1))
+}
+
+# expect_eq WHAT GOT WANT
+expect_eq() {
+	checks=$((checks + 1))
+	[ "$2" = "$3" ] || fail "$1: got '$2', expected '$3'"
+}
+
+# finish: prints the tally and exits non-zero on any failure.
+finish() {
+	echo "${0##*/}: $((checks - failures)) passed, $failures failed"
+	[ "$failures" = 0 ]
+	exit $?
+}

@@ -1,0 +1,745 @@
+/*
+** Unit tests of parse_number (src/numparse.c).
+**
+** They state the grammar as tables of accepted and refused fields, then hold every result
+** to glibc's strtod in the C locale, bit for bit, over a few million generated fields:
+** realistic log values, doubles printed by printf, mantissas at the edges of each of the
+** parser's routes, exact halfway points between doubles and their nearest neighbours in
+** text, and fields of hundreds of digits. Every generator uses a fixed seed, so a failure
+** names its field and reproduces.
+*/
+#include <criterion/criterion.h>
+
+#include <float.h>
+#include <locale.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "numparse.h"
+
+/* ---------------------------------------------------------------------------------------
+** Helpers.
+*/
+
+/* The C locale that the reference strtod_l reads in; created once per test process. */
+static locale_t reference_locale(void)
+{
+	static locale_t locale;
+	if (!locale) {
+		locale = newlocale(LC_ALL_MASK, "C", (locale_t)0);
+		cr_assert_not_null(locale, "newlocale(\"C\") failed");
+	}
+	return locale;
+}
+
+/*
+** Returns true when a and b are the same double: the same bits, except that any two NaNs
+** of the same sign are equal.
+*/
+static bool same_double(double a, double b)
+{
+	if (isnan(a) || isnan(b))
+		return isnan(a) && isnan(b) && !signbit(a) == !signbit(b);
+	return memcmp(&a, &b, sizeof a) == 0;
+}
+
+/*
+** Copies text[0..len) to the very end of a heap block of exactly len bytes and parses it
+** from there, so that AddressSanitizer catches a read past the field, and a parser that
+** wanted a NUL terminator would find none. Returns what parse_number returns.
+*/
+static bool parse_at_end_of_block(const char *text, size_t len, double *out)
+{
+	char *block = malloc(len ? len : 1);
+	cr_assert_not_null(block);
+	memcpy(block, text, len);
+	bool accepted = parse_number(block, len, out);
+	free(block);
+	return accepted;
+}
+
+/*
+** Asserts that the NUL-terminated text is accepted and gives the double that strtod_l
+** gives in the C locale, which must consume all of it.
+*/
+static void expect_same_as_strtod(const char *text)
+{
+	char *end;
+	double expected = strtod_l(text, &end, reference_locale());
+	if (*end != '\0')
+		cr_assert_fail("test generator bug: strtod stops early in \"%s\"", text);
+	double actual = 0;
+	if (!parse_number(text, strlen(text), &actual))
+		cr_assert_fail("\"%s\" refused, strtod reads %.17g", text, expected);
+	if (!same_double(actual, expected))
+		cr_assert_fail("\"%s\": parse_number gives %a (%.17g), strtod gives %a (%.17g)", text,
+		               actual, actual, expected, expected);
+}
+
+/* xorshift64*: small, fast and fully determined by its seed. */
+typedef struct {
+	uint64_t state;
+} Random;
+
+static uint64_t random_next(Random *random)
+{
+	random->state ^= random->state >> 12;
+	random->state ^= random->state << 25;
+	random->state ^= random->state >> 27;
+	return random->state * 0x2545F4914F6CDD1DU;
+}
+
+/* Returns a number in [0, n), n > 0. The modulo bias does not matter here. */
+static int random_below(Random *random, int n)
+{
+	return (int)(random_next(random) >> 33) % n;
+}
+
+/* Returns a number in [low, high]. */
+static int random_between(Random *random, int low, int high)
+{
+	return low + random_below(random, high - low + 1);
+}
+
+static char random_digit(Random *random)
+{
+	return (char)('0' + random_below(random, 10));
+}
+
+/* Appends "e", "E", "e+", "e-"... and the exponent, sometimes zero-padded, at *p. */
+static char *append_exponent(Random *random, char *p, int exponent)
+{
+	*p++ = random_below(random, 2) ? 'e' : 'E';
+	if (exponent < 0)
+		*p++ = '-';
+	else if (random_below(random, 4) == 0)
+		*p++ = '+';
+	int zeros = random_below(random, 8) == 0 ? random_between(random, 1, 3) : 0;
+	while (zeros-- > 0)
+		*p++ = '0';
+	return p + sprintf(p, "%d", abs(exponent));
+}
+
+/* Returns a finite double of uniformly random bits: every exponent equally likely. */
+static double random_finite_double(Random *random)
+{
+	for (;;) {
+		uint64_t bits = random_next(random);
+		double value;
+		memcpy(&value, &bits, sizeof value);
+		if (isfinite(value))
+			return value;
+	}
+}
+
+/*
+** Returns a positive double of random mantissa bits and the given biased exponent field
+** (0 gives a subnormal). Built from bits because the test links without libm.
+*/
+static double random_double_with_exponent_field(Random *random, int biased_exponent)
+{
+	uint64_t bits = (uint64_t)biased_exponent << 52 | (random_next(random) & 0x000FFFFFFFFFFFFFU);
+	double value;
+	memcpy(&value, &bits, sizeof value);
+	return value;
+}
+
+/* Returns the next double above the positive finite value (inf above DBL_MAX). */
+static double next_double_up(double value)
+{
+	uint64_t bits;
+	memcpy(&bits, &value, sizeof bits);
+	bits++;
+	memcpy(&value, &bits, sizeof value);
+	return value;
+}
+
+/* ---------------------------------------------------------------------------------------
+** The grammar.
+*/
+
+typedef struct {
+	const char *text;
+	double value;
+} Accepted;
+
+Test(grammar, accepts_numbers_and_gives_their_value)
+{
+	static const Accepted cases[] = {
+		{"0", 0.0},
+		{"1", 1.0},
+		{"1.", 1.0},
+		{".5", 0.5},
+		{"-2.5", -2.5},
+		{"+2.5", 2.5},
+		{"123", 123.0},
+		{"0.25", 0.25},
+		{"1234.5678", 1234.5678},
+		{"-3e-5", -3e-5},
+		{"1e-3", 1e-3},
+		{"1E+10", 1e10},
+		{"1.e2", 100.0},
+		{".5e1", 5.0},
+		{"0000.00001", 1e-5},
+		{"007", 7.0},
+		{"1.5000000", 1.5},
+		{"1e007", 1e7},
+		{" 42", 42.0},
+		{"42 ", 42.0},
+		{"\t 42 \t", 42.0},
+		{" -1.5e3\t", -1500.0},
+		{"1e400", INFINITY},
+		{"-1e400", -INFINITY},
+		{"1e-400", 0.0},
+		{"1e-99999999999999", 0.0},
+		{"1e99999999999999999999999999", INFINITY},
+		{"0e99999999999999999999999999", 0.0},
+		{"9007199254740993", 9007199254740992.0},
+		{"1.7976931348623157e308", DBL_MAX},
+		{"4.9406564584124654e-324", 4.9406564584124654e-324},
+		{"inf", INFINITY},
+		{"-inf", -INFINITY},
+		{"+Inf", INFINITY},
+		{"INFINITY", INFINITY},
+		{"-Infinity", -INFINITY},
+		{" inf ", INFINITY},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		double value = -12345.0;
+		cr_expect(parse_at_end_of_block(cases[i].text, strlen(cases[i].text), &value),
+		          "\"%s\" refused", cases[i].text);
+		cr_expect(same_double(value, cases[i].value), "\"%s\" gives %.17g, not %.17g",
+		          cases[i].text, value, cases[i].value);
+	}
+}
+
+Test(grammar, keeps_the_sign_of_zero_and_of_nan)
+{
+	double value;
+	cr_assert(parse_number("-0", 2, &value));
+	cr_expect(value == 0 && signbit(value), "-0 must be negative zero");
+	cr_assert(parse_number("-0.000e-5", 9, &value));
+	cr_expect(value == 0 && signbit(value));
+	cr_assert(parse_number("-1e-400", 7, &value));
+	cr_expect(value == 0 && signbit(value), "-1e-400 underflows to negative zero");
+	cr_assert(parse_number("0", 1, &value));
+	cr_expect(value == 0 && !signbit(value));
+
+	static const char *const nans[] = {"nan", "NaN", "NAN", "+nan", "-nan", "-NaN", " nan\t"};
+	for (size_t i = 0; i < sizeof nans / sizeof nans[0]; i++) {
+		cr_assert(parse_number(nans[i], strlen(nans[i]), &value), "\"%s\" refused", nans[i]);
+		cr_expect(isnan(value), "\"%s\" is not NaN", nans[i]);
+		cr_expect(!signbit(value) == !strchr(nans[i], '-'), "\"%s\": wrong sign", nans[i]);
+	}
+	/* The very bits strtod gives, not just some NaN. */
+	double expected = strtod_l("-nan", NULL, reference_locale());
+	cr_assert(parse_number("-nan", 4, &value));
+	cr_expect(memcmp(&value, &expected, sizeof value) == 0);
+	expected = strtod_l("nan", NULL, reference_locale());
+	cr_assert(parse_number("nan", 3, &value));
+	cr_expect(memcmp(&value, &expected, sizeof value) == 0);
+}
+
+typedef struct {
+	const char *text;
+	size_t len; /* 0: strlen(text); the cases with a NUL byte give it */
+} Refused;
+
+Test(grammar, refuses_everything_else)
+{
+	static const Refused cases[] = {
+		{"", 0},
+		{" ", 0},
+		{" \t ", 0},
+		{".", 0},
+		{"-", 0},
+		{"+", 0},
+		{"+.", 0},
+		{"-.", 0},
+		{".e1", 0},
+		{"e5", 0},
+		{"E5", 0},
+		{"1e", 0},
+		{"1e+", 0},
+		{"1e-", 0},
+		{"1E ", 0},
+		{"1 2", 0},
+		{"1\t2", 0},
+		{"- 1", 0},
+		{"1 e5", 0},
+		{"1e 5", 0},
+		{"--1", 0},
+		{"+-1", 0},
+		{"-+1", 0},
+		{"1e5.5", 0},
+		{"1e--5", 0},
+		{"1e5e5", 0},
+		{"1..2", 0},
+		{"1.2.3", 0},
+		{"..5", 0},
+		{"0x10", 0},
+		{"0X1p3", 0},
+		{"1,5", 0},
+		{"1.5x", 0},
+		{"x1", 0},
+		{"1d", 0},
+		{"1f", 0},
+		{"infinit", 0},
+		{"infinityy", 0},
+		{"in", 0},
+		{"infx", 0},
+		{"nanx", 0},
+		{"na", 0},
+		{"nan(123)", 0},
+		{"nan()", 0},
+		{"inf inity", 0},
+		{"i nf", 0},
+		{"-+inf", 0},
+		{"--nan", 0},
+		{"1inf", 0},
+		{"\n1", 0},
+		{"1\n", 0},
+		{"1\r", 0},
+		{"\v1", 0},
+		{"\xc2\xa0" "1", 0},   /* U+00A0 NO-BREAK SPACE is not a blank */
+		{"\xd9\xa1", 0},       /* U+0661 ARABIC-INDIC DIGIT ONE is not a digit */
+		{"\0", 1},
+		{"1\0", 2},
+		{"\0" "1", 2},
+		{"1\0" "2", 3},
+		{" 1 \0", 4},
+		{"nan\0", 4},
+		{"1e\0" "5", 4},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		size_t len = cases[i].len ? cases[i].len : strlen(cases[i].text);
+		double value = 12345.0;
+		cr_expect(!parse_at_end_of_block(cases[i].text, len, &value), "case %zu (\"%s\") accepted",
+		          i, cases[i].text);
+		cr_expect(value == 12345.0, "case %zu: *out written on refusal", i);
+	}
+}
+
+Test(grammar, reads_only_the_given_length)
+{
+	/* The field is a prefix of the memory; what follows it must not be read. */
+	double value;
+	cr_assert(parse_number("1e50", 3, &value));
+	cr_expect(value == 1e5);
+	cr_assert(parse_number("123456", 3, &value));
+	cr_expect(value == 123.0);
+	cr_assert(parse_number("0.5x", 3, &value));
+	cr_expect(value == 0.5);
+	cr_assert(parse_number("infinity", 3, &value));
+	cr_expect(value == INFINITY);
+	cr_expect(!parse_number("1e-5", 3, &value));
+	cr_expect(!parse_number("123", 0, &value));
+}
+
+/*
+** The grammar against strtod over every short string of a small alphabet: outside hex,
+** "nan(...)" and blanks other than space and TAB (left out of the alphabet), parse_number
+** accepts a field exactly when strtod reads all of it, and reads the same value.
+*/
+Test(grammar, agrees_with_strtod_on_random_short_strings)
+{
+	static const char alphabet[] = "0123456789..eE+-+-nNaAiIfFtTyY";
+	Random random = {0x6A09E667F3BCC908U};
+	char text[16];
+	for (int round = 0; round < 300000; round++) {
+		int len = random_between(&random, 1, 9);
+		for (int i = 0; i < len; i++)
+			text[i] = alphabet[random_below(&random, (int)sizeof alphabet - 1)];
+		text[len] = '\0';
+		char *end;
+		double expected = strtod_l(text, &end, reference_locale());
+		bool strtod_reads_all = end != text && *end == '\0';
+		double actual;
+		bool accepted = parse_number(text, (size_t)len, &actual);
+		if (accepted != strtod_reads_all)
+			cr_assert_fail("\"%s\": parse_number %s it, strtod %s", text,
+			               accepted ? "accepts" : "refuses",
+			               strtod_reads_all ? "reads all of it" : "does not");
+		if (accepted && !same_double(actual, expected))
+			cr_assert_fail("\"%s\": %a, strtod %a", text, actual, expected);
+	}
+}
+
+/* ---------------------------------------------------------------------------------------
+** Equality with strtod, bit for bit.
+*/
+
+Test(strtod_equality, named_hard_cases)
+{
+	static const char *const cases[] = {
+		"9007199254740993",             /* 2^53 + 1: halfway, rounds to even (down) */
+		"9007199254740995",             /* halfway, rounds to even (up) */
+		"9007199254740993.0000000000000000000000001",
+		"9007199254740992.9999999999999999999999999",
+		"2.2250738585072011e-308",      /* the PHP/Java hang: just below DBL_MIN */
+		"2.2250738585072012e-308",
+		"2.2250738585072014e-308",      /* DBL_MIN */
+		"2.225073858507201136057409796709131975934819546351645648e-308",
+		"4.9406564584124654e-324",      /* smallest subnormal */
+		"2.4703282292062327e-324",      /* half of it: ties to even, zero */
+		"2.4703282292062328e-324",      /* just above half: rounds up */
+		"2.47032822920623272088284396434110686182529901307162382212792841250337753635104375932649918180817996189898282347722858865463328355177969898199387398005390939063150356595155702263922908583924491051844359318028499365361525003193704576782492193656236698636584807570015857692699037063119282795585513329278343384093519780155312465972635795746227664652728272200563740064854999770965994704540208281662262378573934507363390079677619305775067401763246736009689513405355374585166611342237666786041621596804619144672918403005300575308490487653917113865916462395249126236538818796362393732804238910186723484976682350898633885879256283027559956575244555072551893136908362547791869486679949683240497058210285131854513962138377228261454376934125320985913276672363281255e-324",
+		"1.7976931348623157e308",       /* DBL_MAX */
+		"1.7976931348623158e308",       /* still DBL_MAX */
+		"1.7976931348623159e308",       /* overflows */
+		"179769313486231580793728971405303415079934132710037826936173778980444968292764750946649017977587207096330286416692887910946555547851940402630657488671505820681908902000708383676273854845817711531764475730270069855571366959622842914819860834936475292719074168444365510704342711559699508093042880177904174497791.9999999999999999999999999",
+		"179769313486231580793728971405303415079934132710037826936173778980444968292764750946649017977587207096330286416692887910946555547851940402630657488671505820681908902000708383676273854845817711531764475730270069855571366959622842914819860834936475292719074168444365510704342711559699508093042880177904174497792",
+		"0.1", "0.2", "0.3", "0.30000000000000004", "1.1", "3.14159265358979323846",
+		"123456789012345678", "1234567890123456789", "12345678901234567890",
+		"18446744073709551615", "18446744073709551616", "99999999999999999999",
+		"9999999999999999999", "10000000000000000000000000000000000000001",
+		"1e22", "1e23", "1e-22", "1e-23", "9007199254740991e22", "9007199254740993e-22",
+		"12e30", "123e35", "999999999999999e22", "9007199254740992e15",
+		"8.98846567431158e307", "5e-324", "3e-324", "2e-324", "1e-324",
+		"7.2057594037927933e16", "1e308", "1e309", "1e-307", "1e-308", "1e-320",
+		"0.000000000000000000000000000000000000000000001e45",
+		"1000000000000000000000000000000000000000000000e-45",
+		"0.0000000000000000000000000000000000000000000000000000000000000000000000001",
+		"1e-99999999999999", "-1e-99999999999999", "1e99999999999999", "-1e99999999999999",
+		"1e9223372036854775807", "1e-9223372036854775808", "1e99999999999999999999999999999",
+		"0e99999999999999999999999999999", "-0e-99999999999999999999999999999",
+		"-0", "+0", "0.0", "-0.0e0", ".0", "0.",
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+		expect_same_as_strtod(cases[i]);
+}
+
+/*
+** Fields of extreme length: far more digits than the slow path keeps, with the digit that
+** decides the rounding placed before and after the truncation point, and leading zeros
+** that shift a huge explicit exponent back into range.
+*/
+Test(strtod_equality, very_long_fields)
+{
+	size_t capacity = 20000;
+	char *text = malloc(capacity);
+	cr_assert_not_null(text);
+
+	/* "1" followed by n zeros, then "e-n": exactly 1, for n up to 10000. */
+	for (int n = 1; n < 10000; n = n * 3 + 1) {
+		int len = sprintf(text, "1");
+		memset(text + len, '0', (size_t)n);
+		sprintf(text + len + n, "e-%d", n);
+		expect_same_as_strtod(text);
+	}
+	/* "0." then n zeros then "1e(n+1)": exactly 1. */
+	for (int n = 1; n < 10000; n = n * 3 + 1) {
+		int len = sprintf(text, "0.");
+		memset(text + len, '0', (size_t)n);
+		sprintf(text + len + n, "1e%d", n + 1);
+		expect_same_as_strtod(text);
+	}
+	/*
+	** 2^53 + 1 (halfway between 2^53 and 2^53 + 2) followed by n zeros and then a final
+	** digit: zero keeps it halfway (rounds down to even), anything else tips it up, however
+	** far the digit is.
+	*/
+	for (int n = 0; n < 5000; n = n * 2 + 1) {
+		for (char last = '0'; last <= '9'; last += 9) {
+			int len = sprintf(text, "9007199254740993.");
+			memset(text + len, '0', (size_t)n);
+			sprintf(text + len + n, "%c", last);
+			expect_same_as_strtod(text);
+		}
+	}
+	/* The same at DBL_MAX's overflow threshold, DBL_MAX + ulp/2, which rounds to inf. */
+	for (int n = 0; n < 5000; n = n * 2 + 1) {
+		for (char last = '0'; last <= '9'; last += 9) {
+			int len = sprintf(text, "17976931348623158079372897140530341507993413271003782693617377898044"
+			                        "49682927647509466490179775872070963302864166928879109465555478519404"
+			                        "02630657488671505820681908902000708383676273854845817711531764475730"
+			                        "27006985557136695962284291481986083493647529271907416844436551070434"
+			                        "2711559699508093042880177904174497791.");
+			memset(text + len, '9', (size_t)n);
+			sprintf(text + len + n, "%c", last);
+			expect_same_as_strtod(text);
+		}
+	}
+	free(text);
+}
+
+/* Shape 1: what logs hold, and what they hold when something is odd. */
+static void generate_realistic(Random *random, char *text)
+{
+	char *p = text;
+	int sign = random_below(random, 8);
+	if (sign < 2)
+		*p++ = '-';
+	else if (sign == 2)
+		*p++ = '+';
+	if (random_below(random, 8) == 0)
+		for (int zeros = random_between(random, 1, 5); zeros > 0; zeros--)
+			*p++ = '0';
+	int digits = random_between(random, 1, 25);
+	int point = random_below(random, 3) == 0 ? -1 : random_between(random, 0, digits);
+	for (int i = 0; i < digits; i++) {
+		if (i == point)
+			*p++ = '.';
+		*p++ = random_digit(random);
+	}
+	if (point == digits)
+		*p++ = '.';
+	if (random_below(random, 8) == 0)
+		for (int zeros = random_between(random, 1, 10); zeros > 0; zeros--)
+			*p++ = '0';
+	int exponent_kind = random_below(random, 4);
+	if (exponent_kind == 0)
+		p = append_exponent(random, p, random_between(random, -350, 350));
+	else if (exponent_kind == 1)
+		p = append_exponent(random, p, random_between(random, -20, 20));
+	*p = '\0';
+}
+
+/* Shape 2: doubles of every exponent as printf writes them, shortest and longer. */
+static void generate_printed_double(Random *random, char *text)
+{
+	double value = random_finite_double(random);
+	switch (random_below(random, 4)) {
+	case 0:
+		sprintf(text, "%.17g", value);
+		break;
+	case 1:
+		sprintf(text, "%.*g", random_between(random, 1, 17), value);
+		break;
+	case 2:
+		sprintf(text, "%.*e", random_between(random, 0, 25), value);
+		break;
+	default:
+		/* Within a modest range so the text stays short: the %f of a log file. */
+		value = random_double_with_exponent_field(random, 1023 + random_between(random, -30, 60));
+		sprintf(text, "%.*f", random_between(random, 0, 12), value);
+		break;
+	}
+}
+
+/*
+** Shape 3: mantissas at the edges of the exact fast path and of Eisel-Lemire: up to 2^53
+** and just above, 16 to 21 digits, with the exponents where each route starts and stops.
+*/
+static void generate_route_edges(Random *random, char *text)
+{
+	uint64_t mantissa;
+	switch (random_below(random, 4)) {
+	case 0:
+		mantissa = random_next(random) % (((uint64_t)1 << 53) + 1);
+		break;
+	case 1:
+		mantissa = ((uint64_t)1 << 53) - 50 + random_next(random) % 100;
+		break;
+	case 2:
+		mantissa = random_next(random) >> random_below(random, 64);
+		break;
+	default:
+		mantissa = 1000000000000000U + random_next(random) % 9000000000000000000U;
+		break;
+	}
+	int exponent;
+	switch (random_below(random, 3)) {
+	case 0:
+		exponent = random_between(random, -25, 40);
+		break;
+	case 1:
+		exponent = random_between(random, -348, 310);
+		break;
+	default:
+		exponent = random_between(random, -360, -300);
+		break;
+	}
+	char *p = text + sprintf(text, "%llu", (unsigned long long)mantissa);
+	/* Sometimes a few more digits, so that the 19-digit mantissa is truncated. */
+	for (int extra = random_below(random, 4) == 0 ? random_between(random, 1, 3) : 0; extra > 0; extra--)
+		*p++ = random_digit(random);
+	p = append_exponent(random, p, exponent);
+	*p = '\0';
+}
+
+/*
+** Shape 4: 20 to 800 digits, random or made of long runs of one digit (0s, 9s, 4s and
+** 5s, where carries and halfway decisions live), a point anywhere, any exponent.
+*/
+static void generate_long(Random *random, char *text)
+{
+	static const char runs[] = "0945";
+	char *p = text;
+	if (random_below(random, 2))
+		*p++ = '-';
+	int digits = random_between(random, 20, 800);
+	int point = random_below(random, 4) == 0 ? -1 : random_between(random, 0, digits);
+	char run = runs[random_below(random, 4)];
+	int pattern = random_below(random, 3);
+	for (int i = 0; i < digits; i++) {
+		if (i == point)
+			*p++ = '.';
+		if (pattern == 0 || (pattern == 1 && i < 17) || random_below(random, 50) == 0)
+			*p++ = random_digit(random);
+		else
+			*p++ = run;
+	}
+	if (random_below(random, 3))
+		p = append_exponent(random, p, random_between(random, -400, 400));
+	*p = '\0';
+}
+
+Test(strtod_equality, realistic_fields)
+{
+	Random random = {0xBB67AE8584CAA73BU};
+	char text[256];
+	for (int i = 0; i < 600000; i++) {
+		generate_realistic(&random, text);
+		expect_same_as_strtod(text);
+	}
+}
+
+Test(strtod_equality, printed_doubles)
+{
+	Random random = {0x3C6EF372FE94F82BU};
+	char text[512];
+	for (int i = 0; i < 500000; i++) {
+		generate_printed_double(&random, text);
+		expect_same_as_strtod(text);
+	}
+}
+
+Test(strtod_equality, route_edges)
+{
+	Random random = {0xA54FF53A5F1D36F1U};
+	char text[256];
+	for (int i = 0; i < 800000; i++) {
+		generate_route_edges(&random, text);
+		expect_same_as_strtod(text);
+	}
+}
+
+Test(strtod_equality, long_fields)
+{
+	Random random = {0x510E527FADE682D1U};
+	char text[1024];
+	for (int i = 0; i < 40000; i++) {
+		generate_long(&random, text);
+		expect_same_as_strtod(text);
+	}
+}
+
+/*
+** Exact halfway points between two neighbouring doubles, of every exponent (subnormals
+** and the overflow threshold included), and their closest neighbours in text: the point
+** itself (ties to even), the point with a 1 appended far beyond the 800 digits the slow
+** path keeps (just above), the point with its last digit lowered and 9s appended (just
+** below), and the point cut short. The midpoint of two doubles needs 54 bits, which the
+** x87 long double holds exactly, and glibc prints it exactly.
+*/
+Test(strtod_equality, halfway_points_and_their_neighbours)
+{
+#if LDBL_MANT_DIG < 64
+	cr_skip_test("long double cannot hold a midpoint between two doubles");
+#else
+	Random random = {0x9B05688C2B3E6C1FU};
+	char midpoint[1100];
+	char text[2300];
+	for (int i = 0; i < 12000; i++) {
+		double low = fabs(random_finite_double(&random));
+		if (i % 8 == 0)
+			low = random_double_with_exponent_field(&random, random_below(&random, 3));
+		if (i == 0)
+			low = DBL_MAX;
+		double high = next_double_up(low);
+		long double middle;
+		if (isinf(high)) /* the overflow threshold: DBL_MAX + ulp / 2, ulp = 2^971 */
+			middle = (long double)DBL_MAX + 0x1p970L;
+		else
+			middle = ((long double)low + (long double)high) / 2;
+
+		/* "d.ddd...ddde-123": 1000 digits after the point are more than 767, so exact. */
+		int len = snprintf(midpoint, sizeof midpoint, "%.1000Le", middle);
+		char *e = strchr(midpoint, 'e');
+		const char *exponent = e;
+		int mantissa_len = (int)(e - midpoint);
+		int last_nonzero = mantissa_len - 1;
+		while (midpoint[last_nonzero] == '0' || midpoint[last_nonzero] == '.')
+			last_nonzero--;
+		cr_assert(len > 0 && e != NULL);
+
+		expect_same_as_strtod(midpoint);
+
+		sprintf(text, "%.*s0000000000000000000001%s", mantissa_len, midpoint, exponent);
+		expect_same_as_strtod(text);
+
+		memcpy(text, midpoint, (size_t)last_nonzero + 1);
+		text[last_nonzero]--;
+		memset(text + last_nonzero + 1, '9', 1100);
+		strcpy(text + last_nonzero + 1 + 1100, exponent);
+		expect_same_as_strtod(text);
+
+		int cut = random_between(&random, 2, last_nonzero);
+		sprintf(text, "%.*s%s", cut, midpoint, exponent);
+		expect_same_as_strtod(text);
+	}
+#endif
+}
+
+/* ---------------------------------------------------------------------------------------
+** Locale independence.
+*/
+
+/*
+** Under de_DE.UTF-8, strtod wants "1,5"; parse_number must still read "1.5" and refuse
+** "1,5", with every route giving the C locale's result. The locale must exist: a machine
+** without it cannot show that the parser ignores it, so the test fails rather than skips
+** (create it with `localedef -i de_DE -f UTF-8 de_DE.UTF-8`).
+*/
+Test(locale, ignores_a_locale_with_a_decimal_comma)
+{
+	/* The fields are written first, in the C locale, for printf would write a comma. */
+	enum { FIELD_COUNT = 20000, FIELD_SIZE_MAX = 1024 };
+	size_t pool_size = (size_t)FIELD_COUNT * 512;
+	char *pool = malloc(pool_size);
+	cr_assert_not_null(pool);
+	size_t pool_used = 0;
+	Random random = {0x1F83D9ABFB41BD6BU};
+	for (int i = 0; i < FIELD_COUNT && pool_size - pool_used >= FIELD_SIZE_MAX; i++) {
+		char *text = pool + pool_used;
+		switch (i % 4) {
+		case 0:
+			generate_realistic(&random, text);
+			break;
+		case 1:
+			generate_printed_double(&random, text);
+			break;
+		case 2:
+			generate_route_edges(&random, text);
+			break;
+		default:
+			generate_long(&random, text);
+			break;
+		}
+		pool_used += strlen(text) + 1;
+	}
+
+	cr_assert_not_null(setlocale(LC_ALL, "de_DE.UTF-8"),
+	                   "locale de_DE.UTF-8 missing: localedef -i de_DE -f UTF-8 de_DE.UTF-8");
+	/* Proof that the locale is in force: plain strtod now reads a decimal comma. */
+	cr_assert(strtod("1,5", NULL) == 1.5, "de_DE.UTF-8 does not use a decimal comma");
+
+	double value;
+	cr_expect(parse_number("1.5", 3, &value) && value == 1.5);
+	cr_expect(!parse_number("1,5", 3, &value));
+	cr_expect(parse_number("-2.5e-3", 7, &value) && value == -2.5e-3);
+
+	/* strtod_l in the C locale is the reference, whatever setlocale says. */
+	for (size_t offset = 0; offset < pool_used; offset += strlen(pool + offset) + 1)
+		expect_same_as_strtod(pool + offset);
+	free(pool);
+	/* The slow path, which calls the C library, on text with a decimal point. */
+	expect_same_as_strtod("2.2250738585072011e-308");
+	expect_same_as_strtod("0.1000000000000000055511151231257827021181583404541015625");
+
+	cr_assert_not_null(setlocale(LC_ALL, "C"));
+}
