@@ -1,0 +1,73 @@
+/*
+ * test_spec.c: aggregate specs (AGG[:COLUMN][@WINDOW]) and counts.
+ */
+#include <criterion/criterion.h>
+#include <string.h>
+
+#include "spec.h"
+
+Test(spec, name_only)
+{
+	struct agg_spec spec;
+
+	cr_assert_eq(spec_parse("avg", &spec), SPEC_OK);
+	cr_assert_eq(spec.kind, &agg_avg);
+	cr_assert_eq(spec.column, 1);
+	cr_assert_not(spec.has_window);
+	cr_assert_str_eq(spec.text, "avg");
+}
+
+Test(spec, column_and_window)
+{
+	struct agg_spec spec;
+
+	cr_assert_eq(spec_parse("max:3@1000", &spec), SPEC_OK);
+	cr_assert_eq(spec.kind, &agg_max);
+	cr_assert_eq(spec.column, 3);
+	cr_assert(spec.has_window);
+	cr_assert_eq(spec.window.rows, 1000);
+	cr_assert_eq(spec_parse("sum@7", &spec), SPEC_OK);
+	cr_assert_eq(spec.column, 1);
+	cr_assert_eq(spec.window.rows, 7);
+	cr_assert_eq(spec_parse("mean:12", &spec), SPEC_OK);
+	cr_assert_eq(spec.kind, &agg_avg);
+	cr_assert_eq(spec.column, 12);
+}
+
+Test(spec, errors)
+{
+	struct agg_spec spec;
+
+	cr_assert_eq(spec_parse("", &spec), SPEC_UNKNOWN_AGGREGATE);
+	cr_assert_eq(spec_parse("median", &spec), SPEC_UNKNOWN_AGGREGATE);
+	cr_assert_eq(spec_parse("Avg", &spec), SPEC_UNKNOWN_AGGREGATE);
+	cr_assert_eq(spec_parse(":2", &spec), SPEC_UNKNOWN_AGGREGATE);
+	cr_assert_eq(spec_parse("avg:", &spec), SPEC_BAD_COLUMN);
+	cr_assert_eq(spec_parse("avg:0", &spec), SPEC_BAD_COLUMN);
+	cr_assert_eq(spec_parse("avg:-1", &spec), SPEC_BAD_COLUMN);
+	cr_assert_eq(spec_parse("avg:latency", &spec), SPEC_BAD_COLUMN);
+	cr_assert_eq(spec_parse("avg:99999999999999999999999", &spec), SPEC_BAD_COLUMN);
+	cr_assert_eq(spec_parse("avg@", &spec), SPEC_BAD_WINDOW);
+	cr_assert_eq(spec_parse("avg@0", &spec), SPEC_BAD_WINDOW);
+	cr_assert_eq(spec_parse("avg@5m", &spec), SPEC_BAD_WINDOW);
+	cr_assert_eq(spec_parse("avg@ 5", &spec), SPEC_BAD_WINDOW);
+	cr_assert_eq(spec_parse("avg:2@3@4", &spec), SPEC_BAD_COLUMN);	/* the last @ splits */
+}
+
+Test(spec, counts)
+{
+	uint64_t v;
+
+	cr_assert_eq(parse_count("1", 1, 10, &v), 0);
+	cr_assert_eq(v, 1);
+	cr_assert_eq(parse_count("10", 2, 10, &v), 0);
+	cr_assert_eq(parse_count("11", 2, 10, &v), -1);
+	cr_assert_eq(parse_count("0", 1, 10, &v), -1);
+	cr_assert_eq(parse_count("", 0, 10, &v), -1);
+	cr_assert_eq(parse_count("+1", 2, 10, &v), -1);
+	cr_assert_eq(parse_count("18446744073709551615", 20, UINT64_MAX, &v), 0);
+	cr_assert_eq(v, UINT64_MAX);
+	cr_assert_eq(parse_count("18446744073709551616", 20, UINT64_MAX, &v), -1);
+	cr_assert_eq(parse_count("4611686018427387904", 19, WINDOW_ROWS_MAX, &v), 0);
+	cr_assert_eq(parse_count("4611686018427387905", 19, WINDOW_ROWS_MAX, &v), -1);
+}
