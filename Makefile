@@ -53,7 +53,7 @@ unit: $(UNIT_BINARIES)
 check: test-deps $(BIN) unit
 	@SWAG=./$(BIN) tests/cli/run tests/cli/*.case
 	@for t in tests/sh/*.sh; do \
-		echo "== $$t"; SWAG=./$(BIN) sh $$t || exit 1; done
+		echo "== $$t"; SWAG=./$(BIN) bash $$t || exit 1; done
 	@echo "make check: all tests passed"
 
 # The whole suite again, built with AddressSanitizer and UndefinedBehaviorSanitizer.

@@ -224,16 +224,23 @@ extreme_finalize(const void *agg, const struct agg_params *params, struct agg_re
 }
 
 /*
- * var and stddev: the sample variance from (n, mean, M2), M2 being the sum of squared
+ * var and stddev: the sample variance from (n, sum, M2), M2 being the sum of squared
  * deviations from the mean, combined as Chan, Golub and LeVeque (1979) do for two
- * parts of a data set.  Any NaN or infinity makes the result NaN (the deviations of
- * an infinite mean are inf - inf), so those are flags and the arithmetic stays finite.
+ * parts of a data set:
+ *
+ *     M2 = M2a + M2b + (nb·Sa - na·Sb)² / (na·nb·n)
+ *
+ * Written with the sums rather than the means, the correction term is exact for
+ * integer data until its last division, so the variance of [2, 4, 4, 4] is 1, not
+ * 0.9999999999999999 as the mean-based form gives.  Any NaN or infinity makes the
+ * result NaN (the deviations of an infinite mean are inf - inf), so those are only
+ * counted and the arithmetic stays finite.
  */
 
 struct var_agg {
 	uint64_t n;		/* values, finite or not */
-	uint64_t finite;	/* finite values, those in mean and m2 */
-	double mean;
+	uint64_t finite;	/* finite values, those in sum and m2 */
+	double sum;
 	double m2;
 };
 
@@ -260,18 +267,18 @@ var_combine(void *out, const void *older, const void *newer)
 
 	r.n = a->n + b->n;
 	r.finite = a->finite + b->finite;
-	if (a->finite == 0) {
-		r.mean = b->mean;
-		r.m2 = b->m2;
-	} else if (b->finite == 0) {
-		r.mean = a->mean;
-		r.m2 = a->m2;
-	} else {
-		double na = (double)a->finite, nb = (double)b->finite, n = na + nb;
-		double delta = b->mean - a->mean;
+	r.sum = a->sum + b->sum;
+	r.m2 = a->m2 + b->m2;
+	if (a->finite != 0 && b->finite != 0) {
+		double na = (double)a->finite, nb = (double)b->finite;
+		double delta = nb * a->sum - na * b->sum;
+		double square = delta * delta;
 
-		r.mean = a->mean + delta * (nb / n);
-		r.m2 = a->m2 + b->m2 + delta * delta * (na * nb / n);
+		/* Huge values overflow the square where the ratio would not. */
+		if (isfinite(square))
+			r.m2 += square / (na * nb * (na + nb));
+		else
+			r.m2 += (delta / (na + nb)) * (delta / (na * nb));
 	}
 	*(struct var_agg *)out = r;
 }
