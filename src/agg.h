@@ -43,7 +43,9 @@ struct agg_result {
 /* Settings that shape an aggregate's result. */
 struct agg_params {
 	uint64_t min_count;	/* -m: null below this many values (not for count) */
-	double percentile;	/* pN: N / 100 */
+	double percentile;	/* pN: N / 100, from 0 to 1 */
+	unsigned hll_bits;	/* distinct: HyperLogLog precision P, 2^P registers */
+	uint64_t hash_seed;	/* seeds hash tables against flooding; never changes a result */
 };
 
 /* Which fields an aggregate sees as values. */
