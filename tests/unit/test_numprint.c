@@ -1,0 +1,679 @@
+/*
+** test_numprint.c: format_number, format_fixed and format_uint against the C library.
+**
+** The contract's examples come first, as a table. Then the random sweeps, which check
+** properties rather than copied answers:
+**
+**   - format_number's text reads back (strtod) to the same bits; it has the fewest
+**     significant digits that can, and among those the ones nearest the exact value,
+**     judged by glibc's correctly rounded "%.*e"; and its layout (plain or exponent,
+**     where the point goes) is exactly the contract's for those digits;
+**   - format_fixed equals glibc's "%.*f" byte for byte, but for the sign of zero.
+**
+** Every sweep uses a fixed seed, so a failure repeats. The sweeps are split into several
+** tests so that Criterion runs them on all processors.
+*/
+#include <criterion/criterion.h>
+
+#include <float.h>
+#include <inttypes.h>
+#include <math.h> /* isfinite, isnan, INFINITY, NAN: macros, no libm */
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "numprint.h"
+
+/* splitmix64: a small generator whose whole state is one seed. */
+static uint64_t next_random(uint64_t *state)
+{
+	uint64_t z = (*state += 0x9E3779B97F4A7C15U);
+	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9U;
+	z = (z ^ (z >> 27)) * 0x94D049BB133111EBU;
+	return z ^ (z >> 31);
+}
+
+static double double_from_bits(uint64_t bits)
+{
+	double x;
+	memcpy(&x, &bits, sizeof x);
+	return x;
+}
+
+static uint64_t bits_of(double x)
+{
+	uint64_t bits;
+	memcpy(&bits, &x, sizeof bits);
+	return bits;
+}
+
+/*
+** The few libm functions the tests need, done on the bits, so that the test binary
+** links with the C library alone.
+*/
+
+/* 2^e for -1074 <= e <= 1023, subnormals included. */
+static double power_of_two(int e)
+{
+	if (e < -1022)
+		return double_from_bits((uint64_t)1 << (e + 1074));
+	return double_from_bits((uint64_t)(e + 1023) << 52);
+}
+
+/* The next double away from zero after the finite x > 0 (inf after DBL_MAX). */
+static double next_up(double x)
+{
+	return double_from_bits(bits_of(x) + 1);
+}
+
+/* The next double toward zero from x > 0. */
+static double next_down(double x)
+{
+	return double_from_bits(bits_of(x) - 1);
+}
+
+/*
+** Checks that nothing was written in text[limit..size), which was filled with '#'
+** before the call: the printers must stay inside the buffer sizes that they promise.
+*/
+static void check_canary(const char *text, size_t limit, size_t size)
+{
+	for (size_t i = limit; i < size; i++)
+		cr_assert_eq(text[i], '#', "wrote past the %zu bytes promised", limit);
+}
+
+/* format_number's text of x, NUL-terminated in a static buffer. */
+static const char *number_text(double x)
+{
+	static char text[NUMPRINT_SHORTEST_MAX + 16];
+	size_t length;
+	memset(text, '#', sizeof text);
+	length = format_number(x, text);
+	cr_assert(length > 0 && length <= 24, "format_number(%a) wrote %zu bytes", x, length);
+	check_canary(text, NUMPRINT_SHORTEST_MAX, sizeof text);
+	text[length] = '\0';
+	return text;
+}
+
+/* format_fixed's text of x, NUL-terminated in a static buffer. */
+static const char *fixed_text(double x, int precision)
+{
+	static char text[NUMPRINT_FIXED_MAX + 16];
+	size_t length;
+	memset(text, '#', sizeof text);
+	length = format_fixed(x, precision, text);
+	cr_assert(length > 0 && length <= NUMPRINT_FIXED_MAX);
+	check_canary(text, NUMPRINT_FIXED_MAX, sizeof text);
+	text[length] = '\0';
+	return text;
+}
+
+/* ---------------------------------------------------------------------------------- */
+/* format_number: the contract's examples and the edges of each notation.             */
+/* ---------------------------------------------------------------------------------- */
+
+struct number_case {
+	double value;
+	const char *text;
+};
+
+Test(format_number, contract_examples_and_edges)
+{
+	const struct number_case cases[] = {
+		{0.0, "0"},
+		{-0.0, "0"},
+		{1.0, "1"},
+		{-3.0, "-3"},
+		{14.0, "14"},
+		{100000000.0, "100000000"},
+		{9007199254740991.0, "9007199254740991"},   /* 2^53 - 1: integer rule */
+		{9007199254740992.0, "9007199254740992"},   /* 2^53: shortest digits, plain */
+		{9007199254740994.0, "9007199254740994"},   /* 2^53 + 2: all 16 digits needed */
+		{9007199254741000.0, "9007199254741000"},   /* 2^53 + 8: 13 digits, plain */
+		{-9007199254740994.0, "-9007199254740994"},
+		{1e15, "1000000000000000"},
+		{9999999999999998.0, "9999999999999998"},   /* the largest double below 1e16 */
+		{1e16, "1e+16"},
+		{1e16 + 2, "1.0000000000000002e+16"},
+		{0.1, "0.1"},
+		{0.3, "0.3"},
+		{0.1 + 0.2, "0.30000000000000004"},
+		{2.5, "2.5"},
+		{-0.5, "-0.5"},
+		{1e-5, "0.00001"},
+		{1.2345e-5, "0.000012345"},
+		{9.99e-6, "9.99e-06"},
+		{1.5e-7, "1.5e-07"},
+		{1e20, "1e+20"},
+		{1e21, "1e+21"},
+		{1e23, "1e+23"},
+		{1e100, "1e+100"},
+		{1.2345e100, "1.2345e+100"},
+		{-1.5e-300, "-1.5e-300"},
+		{5e-324, "5e-324"},
+		{-5e-324, "-5e-324"},
+		{1e-323, "1e-323"},
+		{DBL_MIN, "2.2250738585072014e-308"},
+		{DBL_MAX, "1.7976931348623157e+308"},
+		{-DBL_MAX, "-1.7976931348623157e+308"},
+		{123456.789, "123456.789"},
+		{1234.56789, "1234.56789"},
+		{0.000123, "0.000123"},
+		{2251799813685248.5, "2251799813685248.5"}, /* 2^51 + 0.5 */
+		{5e-1, "0.5"},
+		{1.0 / 3.0, "0.3333333333333333"},
+		{2.0 / 3.0, "0.6666666666666666"},
+		{(double)INFINITY, "inf"},
+		{-(double)INFINITY, "-inf"},
+		{(double)NAN, "nan"},
+		{-(double)NAN, "nan"},
+		{9007199254740993.0, "9007199254740992"}, /* not a double: rounds to 2^53 */
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+		cr_expect_str_eq(number_text(cases[i].value), cases[i].text, "format_number(%a)",
+		                 cases[i].value);
+}
+
+Test(format_number, nan_with_any_payload_or_sign_is_nan)
+{
+	cr_assert_str_eq(number_text(double_from_bits(0x7FF0000000000001U)), "nan");
+	cr_assert_str_eq(number_text(double_from_bits(0xFFF8000000000000U)), "nan");
+	cr_assert_str_eq(number_text(double_from_bits(0xFFFFFFFFFFFFFFFFU)), "nan");
+}
+
+/* ---------------------------------------------------------------------------------- */
+/* format_number: the reference check.                                                */
+/* ---------------------------------------------------------------------------------- */
+
+/*
+** A decimal as significant digits: digits[0..count) with no leading or trailing zero,
+** and the power of ten of the first digit, so the value is d.ddd * 10^leading_exponent.
+*/
+struct significant {
+	char digits[40];
+	int count;
+	int leading_exponent;
+};
+
+/* Reads the significant digits of text, which printf or format_number wrote. */
+static struct significant significant_of(const char *text)
+{
+	struct significant s = {{0}, 0, 0};
+	char all[400];
+	int all_count = 0, before_point = -1, exponent = 0, first = 0, last;
+	const char *p = text;
+	if (*p == '-')
+		p++;
+	for (; *p != '\0' && *p != 'e'; p++) {
+		if (*p == '.')
+			before_point = all_count;
+		else
+			all[all_count++] = *p;
+	}
+	if (*p == 'e')
+		exponent = atoi(p + 1);
+	if (before_point < 0)
+		before_point = all_count;
+	while (first < all_count - 1 && all[first] == '0')
+		first++;
+	last = all_count - 1;
+	while (last > first && all[last] == '0')
+		last--;
+	s.count = last - first + 1;
+	cr_assert(s.count < (int)sizeof s.digits, "too many digits in '%s'", text);
+	memcpy(s.digits, all + first, (size_t)s.count);
+	s.leading_exponent = before_point - 1 - first + exponent;
+	return s;
+}
+
+static bool same_decimal(struct significant a, struct significant b)
+{
+	return a.count == b.count && a.leading_exponent == b.leading_exponent &&
+	       memcmp(a.digits, b.digits, (size_t)a.count) == 0;
+}
+
+/*
+** The text the contract asks for, given the (independently checked) significant digits:
+** built here the slow, obvious way, to compare with format_number's fast one.
+*/
+static void contract_layout(bool negative, struct significant s, char *out)
+{
+	int e = s.leading_exponent;
+	char *p = out;
+	if (negative)
+		*p++ = '-';
+	if (e >= -5 && e < 0) {
+		p += sprintf(p, "0.");
+		for (int i = 0; i < -e - 1; i++)
+			*p++ = '0';
+		memcpy(p, s.digits, (size_t)s.count);
+		p += s.count;
+	} else if (e >= 0 && e <= 15) {
+		for (int i = 0; i < s.count || i <= e; i++) {
+			if (i == e + 1)
+				*p++ = '.';
+			*p++ = i < s.count ? s.digits[i] : '0';
+		}
+	} else {
+		*p++ = s.digits[0];
+		if (s.count > 1) {
+			*p++ = '.';
+			memcpy(p, s.digits + 1, (size_t)s.count - 1);
+			p += s.count - 1;
+		}
+		p += sprintf(p, "e%c%02d", e < 0 ? '-' : '+', e < 0 ? -e : e);
+	}
+	*p = '\0';
+}
+
+/*
+** ref is printf's "%.*e" of ax > 0 with `count` digits, and it does not read back to ax.
+** Writes the other decimal of `count` digits next to ax: ref is the nearest on one side,
+** this is the nearest on the other.
+*/
+static void other_neighbour(const char *ref, int count, double ax, char *out)
+{
+	uint64_t digits = 0;
+	int exponent;
+	const char *p;
+	uint64_t smallest = 1, overflow;
+	for (int i = 1; i < count; i++)
+		smallest *= 10;
+	overflow = smallest * 10;
+	for (p = ref; *p != 'e'; p++)
+		if (*p != '.')
+			digits = digits * 10 + (uint64_t)(*p - '0');
+	exponent = atoi(p + 1) - (count - 1); /* of the last digit */
+	if (strtod(ref, NULL) < ax) {
+		digits++;
+		if (digits == overflow) {
+			digits = smallest;
+			exponent++;
+		}
+	} else if (digits == smallest) {
+		digits = overflow - 1; /* below a power of ten the grid is ten times finer */
+		exponent--;
+	} else {
+		digits--;
+	}
+	sprintf(out, "%" PRIu64 "e%d", digits, exponent);
+}
+
+/*
+** ref is printf's "%.*e" of ax with `count` digits, count >= 2. Writes, in the same
+** layout, the nearest decimal to ax with count - 1 digits, as printf's "%.*e" with one
+** digit fewer would, without its cost: rounding ref again gives the same digits unless
+** ref's last digit is a 5 (only then can ax and ref lie on two sides of a halfway point
+** of the shorter grid), and then printf is asked after all.
+*/
+static void nearest_shorter(const char *ref, int count, double ax, char *out, size_t size)
+{
+	char digits[40];
+	int length = 0, leading_exponent;
+	const char *p;
+	for (p = ref; *p != 'e'; p++)
+		if (*p != '.')
+			digits[length++] = *p;
+	leading_exponent = atoi(p + 1);
+	cr_assert_eq(length, count);
+	if (digits[count - 1] == '5') {
+		snprintf(out, size, "%.*e", count - 2, ax);
+		return;
+	}
+	if (digits[count - 1] > '5') {
+		int i = count - 2;
+		while (i >= 0 && digits[i] == '9')
+			digits[i--] = '0';
+		if (i >= 0) {
+			digits[i]++;
+		} else {
+			digits[0] = '1'; /* 9.99 became 10.0 */
+			leading_exponent++;
+		}
+	}
+	if (count - 1 == 1)
+		snprintf(out, size, "%ce%+03d", digits[0], leading_exponent);
+	else
+		snprintf(out, size, "%c.%.*se%+03d", digits[0], count - 2, digits + 1,
+		         leading_exponent);
+}
+
+/*
+** Checks everything the contract says of format_number(x) for a finite x that is not
+** zero: the text reads back to x; its layout is the contract's; its digits are the
+** correctly rounded ones of their length when those read back, otherwise the only
+** other candidate of that length; and no decimal with one digit fewer reads back.
+*/
+static void check_shortest(double x)
+{
+	char text[64], ref[64], shorter[64], neighbour[64], expected[64];
+	double ax = x < 0 ? -x : x;
+	struct significant ours;
+	bool lower_gap_is_smaller;
+
+	strcpy(text, number_text(x));
+	cr_assert_eq(bits_of(strtod(text, NULL)), bits_of(x),
+	             "format_number(%a) = '%s' does not read back", x, text);
+	ours = significant_of(text);
+	contract_layout(x < 0, ours, expected);
+	cr_assert_str_eq(text, expected, "format_number(%a): layout", x);
+
+	/* The nearest decimal of the same length, if it reads back, is ours. */
+	snprintf(ref, sizeof ref, "%.*e", ours.count - 1, ax);
+	if (ours.count > 1)
+		nearest_shorter(ref, ours.count, ax, shorter, sizeof shorter);
+	if (!same_decimal(significant_of(ref), ours)) {
+		cr_assert_neq(strtod(ref, NULL), ax,
+		              "format_number(%a) = '%s', but '%s' is nearer", x, text, ref);
+		other_neighbour(ref, ours.count, ax, neighbour);
+		cr_assert(same_decimal(significant_of(neighbour), ours),
+		          "format_number(%a) = '%s', expected '%s'", x, text, neighbour);
+	}
+
+	/*
+	** One digit fewer: neither neighbour of that length may read back. When the gaps
+	** below and above x are equal, the farther neighbour is outside whenever the
+	** nearer one is, so it needs testing only at a power of two.
+	*/
+	if (ours.count == 1)
+		return;
+	cr_assert_neq(strtod(shorter, NULL), ax, "format_number(%a) = '%s', but '%s' is shorter",
+	              x, text, shorter);
+	lower_gap_is_smaller = (bits_of(ax) & 0x000FFFFFFFFFFFFFU) == 0 && ax >= 2 * DBL_MIN;
+	if (lower_gap_is_smaller) {
+		other_neighbour(shorter, ours.count - 1, ax, neighbour);
+		cr_assert_neq(strtod(neighbour, NULL), ax,
+		              "format_number(%a) = '%s', but '%s' is shorter", x, text, neighbour);
+	}
+}
+
+Test(format_number, reference_check_of_the_edge_cases)
+{
+	const double values[] = {
+		1.0, 14.0, 2.5, 0.1, 0.3, 0.1 + 0.2, 1e-5, 9.99e-6, 1.5e-7, 1e15, 1e16, 1e16 + 2,
+		1e20, 1e23, 1e100, 5e-324, DBL_MIN, DBL_MAX, 123456.789, 9007199254740992.0,
+		9007199254740994.0,
+	};
+	for (size_t i = 0; i < sizeof values / sizeof values[0]; i++) {
+		check_shortest(values[i]);
+		check_shortest(-values[i]);
+	}
+}
+
+/* Every power of two: the doubles whose gap below is half the gap above. */
+Test(format_number, every_power_of_two)
+{
+	for (int e = -1074; e <= 1023; e++) {
+		double x = power_of_two(e);
+		check_shortest(x);
+		if (e > -1074)
+			check_shortest(next_down(x));
+		if (e < 1023)
+			check_shortest(next_up(x));
+	}
+}
+
+/* Each power of ten that is a double, and its neighbours, cross the layout's limits. */
+Test(format_number, around_powers_of_ten)
+{
+	for (int e = -323; e <= 308; e++) {
+		char text[16];
+		double x;
+		snprintf(text, sizeof text, "1e%d", e);
+		x = strtod(text, NULL);
+		check_shortest(x);
+		check_shortest(next_down(x));
+		check_shortest(next_up(x));
+	}
+}
+
+/* The integers around 2^53, where the integer rule stops. */
+Test(format_number, around_two_to_the_53)
+{
+	double x = 9007199254740992.0 - 2000;
+	for (int i = 0; i < 4000; i++, x = next_up(x)) {
+		check_shortest(x);
+		if (x < 9007199254740992.0) {
+			char expected[32];
+			snprintf(expected, sizeof expected, "%.0f", x);
+			cr_assert_str_eq(number_text(x), expected);
+		}
+	}
+}
+
+/* Random bit patterns: every binade and every sign, subnormals included. */
+static void check_random_bit_patterns(uint64_t seed, int count)
+{
+	uint64_t state = seed;
+	for (int i = 0; i < count; i++) {
+		double x = double_from_bits(next_random(&state));
+		if (isfinite(x) && x != 0)
+			check_shortest(x);
+	}
+}
+
+Test(format_number, random_bit_patterns_1) { check_random_bit_patterns(1, 500000); }
+Test(format_number, random_bit_patterns_2) { check_random_bit_patterns(2, 500000); }
+Test(format_number, random_bit_patterns_3) { check_random_bit_patterns(3, 500000); }
+Test(format_number, random_bit_patterns_4) { check_random_bit_patterns(4, 500000); }
+
+Test(format_number, random_subnormals)
+{
+	uint64_t state = 5;
+	for (int i = 0; i < 50000; i++) {
+		double x = double_from_bits(next_random(&state) & 0x800FFFFFFFFFFFFFU);
+		if (x != 0)
+			check_shortest(x);
+	}
+}
+
+/*
+** The values swag prints most: averages and sums of decimal input, k / 100 and
+** k * 0.001, and magnitudes near 1 with all 53 bits used.
+*/
+Test(format_number, random_nice_values)
+{
+	uint64_t state = 6;
+	for (int i = 0; i < 60000; i++) {
+		int64_t k = (int64_t)(next_random(&state) % 2000000000U) - 1000000000;
+		double x;
+		x = (double)k / 100;
+		if (x != 0)
+			check_shortest(x);
+		x = (double)k * 1e-3;
+		if (x != 0)
+			check_shortest(x);
+		x = (double)(k % 100000) / 7.0;
+		if (x != 0)
+			check_shortest(x);
+		x = (double)(next_random(&state) >> 11) * 0x1p-52;
+		if (x != 0)
+			check_shortest(x);
+	}
+}
+
+/* ---------------------------------------------------------------------------------- */
+/* format_fixed                                                                       */
+/* ---------------------------------------------------------------------------------- */
+
+/* printf's "%.*f" with the contract's sign of zero, NUL-terminated in out. */
+static void reference_fixed(double x, int precision, char *out, size_t size)
+{
+	int length;
+	if (isnan(x)) {
+		snprintf(out, size, "nan");
+		return;
+	}
+	length = snprintf(out, size, "%.*f", precision, x);
+	cr_assert(length > 0 && (size_t)length < size);
+	if (out[0] == '-' && strspn(out + 1, "0.") == strlen(out + 1))
+		memmove(out, out + 1, (size_t)length); /* "-0.00" is "0.00" */
+}
+
+static void check_fixed(double x, int precision)
+{
+	char expected[NUMPRINT_FIXED_MAX + 8];
+	reference_fixed(x, precision, expected, sizeof expected);
+	cr_assert_str_eq(fixed_text(x, precision), expected, "format_fixed(%a, %d)", x, precision);
+}
+
+struct fixed_case {
+	double value;
+	int precision;
+	const char *text;
+};
+
+Test(format_fixed, examples_ties_and_signs)
+{
+	const struct fixed_case cases[] = {
+		{0.125, 2, "0.12"}, /* an exact tie: to even */
+		{0.375, 2, "0.38"},
+		{2.5, 0, "2"},
+		{3.5, 0, "4"},
+		{-2.5, 0, "-2"},
+		{0.5, 0, "0"},
+		{1.5, 0, "2"},
+		{0.0, 0, "0"},
+		{-0.0, 0, "0"},
+		{-0.0, 3, "0.000"},
+		{-0.0001, 2, "0.00"}, /* printf writes "-0.00" */
+		{-0.4, 0, "0"},
+		{-0.5, 0, "0"},
+		{-0.6, 0, "-1"},
+		{0.005, 2, "0.01"}, /* 0.005 is 0.005000000000000000104... */
+		{0.015, 2, "0.01"}, /* 0.015 is 0.01499999999999999944... */
+		{1.005, 2, "1.00"},
+		{2.675, 2, "2.67"},
+		{1234.56789, 2, "1234.57"},
+		{-1234.56789, 3, "-1234.568"},
+		{100.0, 2, "100.00"},
+		{1e22, 0, "10000000000000000000000"},
+		{1e22, 2, "10000000000000000000000.00"},
+		{5e-324, 30, "0.000000000000000000000000000000"},
+		{-5e-324, 30, "0.000000000000000000000000000000"},
+		{0.1, 30, "0.100000000000000005551115123126"},
+		{(double)NAN, 2, "nan"},
+		{-(double)NAN, 2, "nan"},
+		{(double)INFINITY, 2, "inf"},
+		{-(double)INFINITY, 0, "-inf"},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+		cr_expect_str_eq(fixed_text(cases[i].value, cases[i].precision), cases[i].text,
+		                 "format_fixed(%a, %d)", cases[i].value, cases[i].precision);
+	/* The longest text of all. */
+	check_fixed(-DBL_MAX, NUMPRINT_PRECISION_MAX);
+	check_fixed(1e300, 30);
+	check_fixed(1e22, 30);
+}
+
+/* Exact ties at every precision: odd / 2^(p+1) has its digit p+1 exactly a 5. */
+Test(format_fixed, exact_ties_at_every_precision)
+{
+	uint64_t state = 7;
+	for (int precision = 0; precision <= NUMPRINT_PRECISION_MAX; precision++)
+		for (int i = 0; i < 2000; i++) {
+			uint64_t odd = (next_random(&state) >> (11 + next_random(&state) % 52)) | 1;
+			double x = (double)odd * power_of_two(-(precision + 1));
+			check_fixed(x, precision);
+			check_fixed(-x, precision);
+		}
+}
+
+/* The edges of the exact path: magnitudes around 2^122, integers, and 2^-p gaps. */
+Test(format_fixed, around_the_exact_paths_limits)
+{
+	for (int e = 0; e <= 130; e++)
+		for (int precision = 0; precision <= NUMPRINT_PRECISION_MAX; precision += 3) {
+			double x = power_of_two(e);
+			check_fixed(x, precision);
+			check_fixed(next_down(x), precision);
+			check_fixed(-next_up(x), precision);
+		}
+	for (int e = -1074; e < 0; e++)
+		for (int precision = 0; precision <= NUMPRINT_PRECISION_MAX; precision += 7) {
+			double x = power_of_two(e);
+			check_fixed(x, precision);
+			check_fixed(next_up(x), precision);
+			if (e > -1074)
+				check_fixed(-next_down(x), precision);
+		}
+}
+
+/* Random values of every magnitude the exact path sees, and some beyond it. */
+static void check_random_fixed(uint64_t seed, int count)
+{
+	uint64_t state = seed;
+	double powers_of_ten[61];
+	for (int e = -30; e <= 30; e++) {
+		char text[8];
+		snprintf(text, sizeof text, "1e%d", e);
+		powers_of_ten[e + 30] = strtod(text, NULL);
+	}
+	for (int i = 0; i < count; i++) {
+		uint64_t r = next_random(&state);
+		int precision = (int)(r % (NUMPRINT_PRECISION_MAX + 1));
+		double x;
+		switch ((r >> 8) % 16) {
+		case 0: /* any bit pattern: huge, tiny, subnormal */
+			x = double_from_bits(next_random(&state));
+			if (!isfinite(x))
+				continue;
+			break;
+		case 1:
+		case 2: /* two decimals, as swag reads prices and latencies */
+			x = (double)((int64_t)(next_random(&state) % 20000000) - 10000000) / 100;
+			break;
+		default: /* a 53-bit significand times 10^-30 .. 10^30 */
+			x = (double)(next_random(&state) >> 11) * 0x1p-53 *
+			    powers_of_ten[(r >> 16) % 61];
+			if (r & (1U << 30))
+				x = -x;
+			break;
+		}
+		check_fixed(x, precision);
+	}
+}
+
+Test(format_fixed, random_values_1) { check_random_fixed(8, 500000); }
+Test(format_fixed, random_values_2) { check_random_fixed(9, 500000); }
+
+/* ---------------------------------------------------------------------------------- */
+/* format_uint                                                                        */
+/* ---------------------------------------------------------------------------------- */
+
+static const char *uint_text(uint64_t v)
+{
+	static char text[24];
+	size_t length = format_uint(v, text);
+	cr_assert(length >= 1 && length <= 20);
+	text[length] = '\0';
+	return text;
+}
+
+Test(format_uint, examples)
+{
+	cr_expect_str_eq(uint_text(0), "0");
+	cr_expect_str_eq(uint_text(9), "9");
+	cr_expect_str_eq(uint_text(10), "10");
+	cr_expect_str_eq(uint_text(99), "99");
+	cr_expect_str_eq(uint_text(100), "100");
+	cr_expect_str_eq(uint_text(UINT64_MAX), "18446744073709551615");
+}
+
+Test(format_uint, powers_of_ten_their_neighbours_and_random_values)
+{
+	char expected[24];
+	uint64_t power = 1, state = 10;
+	for (int e = 0; e <= 19; e++, power *= 10)
+		for (uint64_t v = power - 1; v != power + 2; v++) {
+			snprintf(expected, sizeof expected, "%" PRIu64, v);
+			cr_assert_str_eq(uint_text(v), expected);
+		}
+	for (int i = 0; i < 200000; i++) {
+		uint64_t v = next_random(&state) >> (next_random(&state) % 64);
+		snprintf(expected, sizeof expected, "%" PRIu64, v);
+		cr_assert_str_eq(uint_text(v), expected);
+	}
+}
