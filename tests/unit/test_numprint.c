@@ -607,7 +607,7 @@ static void check_random_fixed(uint64_t seed, int count)
 	uint64_t state = seed;
 	double powers_of_ten[61];
 	for (int e = -30; e <= 30; e++) {
-		char text[8];
+		char text[16];
 		snprintf(text, sizeof text, "1e%d", e);
 		powers_of_ten[e + 30] = strtod(text, NULL);
 	}
