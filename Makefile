@@ -20,9 +20,9 @@ SANITIZE_FLAGS = -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
 	-fno-sanitize-recover=all
 
 ALL_CFLAGS = -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Isrc $(CFLAGS) $(EXTRA_CFLAGS)
-LIBS = -lm
+LIBS = -lcsv -lm
 
-SOURCES = src/agg.c src/agg_monoid.c src/mem.c src/numparse.c src/numprint.c \
+SOURCES = src/agg.c src/agg_monoid.c src/csvread.c src/mem.c src/numparse.c src/numprint.c \
 	src/output.c src/pipeline.c src/reader.c src/spec.c src/twostack.c
 OBJECTS = $(SOURCES:src/%.c=$(BUILD)/%.o)
 UNIT_TESTS = twostack agg numparse numprint spec

@@ -39,7 +39,10 @@ enum {
 
 static const struct option long_options[] = {
 	{ "append", no_argument, NULL, 'a' },
+	{ "csv", no_argument, NULL, 'c' },
 	{ "skip-comments", no_argument, NULL, 'C' },
+	{ "delimiter", required_argument, NULL, 'd' },
+	{ "header", no_argument, NULL, 'H' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "min-count", required_argument, NULL, 'm' },
 	{ "na", required_argument, NULL, OPTION_NA },
@@ -65,17 +68,23 @@ help(void)
 {
 	usage(stdout);
 	fputs(
-"Read numbers from standard input and write, for every input line, each\n"
-"aggregate over a sliding window of the last lines.\n"
+"Read numbers from standard input and write, for every input record, each\n"
+"aggregate over a sliding window of the last records.\n"
 "\n"
 "Aggregates: sum, avg (mean), count, min, max, var, stddev.\n"
-"  COLUMN  field number, from 1 (default 1); fields are separated by blanks\n"
+"  COLUMN  field number from 1 (default 1), or a header name with -H\n"
 "  WINDOW  this aggregate's window in rows (default: -w)\n"
 "\n"
 "Options:\n"
 "  -w, --window=ROWS            window for every aggregate without @WINDOW\n"
-"  -a, --append                 write the input line, then the results\n"
-"  -o, --output-delimiter=C     between output fields (default TAB; \\t or tab)\n"
+"  -c, --csv                    input is CSV (same as -d ,)\n"
+"  -d, --delimiter=C            input is delimited by C, with CSV quoting;\n"
+"                               \\t or tab for TAB (default: runs of blanks)\n"
+"  -H, --header                 the first record names the columns; the output\n"
+"                               starts with a header naming each result\n"
+"  -a, --append                 write the input record, then the results\n"
+"  -o, --output-delimiter=C     between output fields (default TAB, or the\n"
+"                               input delimiter; \\t or tab)\n"
 "  -C, --skip-comments          skip lines that begin with # after blanks\n"
 "  -s, --step=N                 write only every Nth record's results\n"
 "  -m, --min-count=N            null until a window holds N values (default 1)\n"
@@ -87,7 +96,8 @@ help(void)
 "  -h, --help                   show this help and exit\n"
 "  -V, --version                show the version and exit\n"
 "\n"
-"Example: seq 1 10 | swag -w 4 sum\n"
+"Examples: seq 1 10 | swag -w 4 sum\n"
+"          swag -c -H -w 500 avg:latency max:latency < requests.csv\n"
 "Exit status: 0 success, 1 bad input, 2 usage error, 3 I/O or resource error.\n"
 "See swag(1) for the details.\n", stdout);
 }
@@ -131,13 +141,13 @@ option_count(const char *option, const char *text, uint64_t max)
 	return value;
 }
 
-/* Parses -o's argument: one character, or \t or tab for a TAB. */
+/* Parses -d's and -o's argument: one character, or \t or tab for a TAB. */
 static char
 option_delimiter(const char *text)
 {
 	if (strcmp(text, "\\t") == 0 || strcmp(text, "tab") == 0)
 		return '\t';
-	if (strlen(text) != 1 || text[0] == '\n' || text[0] == '\r')
+	if (strlen(text) != 1 || text[0] == '\n' || text[0] == '\r' || text[0] == '"')
 		usage_error("invalid delimiter '%s': one character, or \\t or tab", text);
 	return text[0];
 }
@@ -228,7 +238,7 @@ main(int argc, char *argv[])
 		.step = 1,
 	};
 	struct window_size default_window = { 0 };
-	bool have_default_window = false, quiet = false;
+	bool have_default_window = false, quiet = false, have_output_delimiter = false;
 	uint64_t min_count = 1;
 	struct agg_spec *specs;
 	static struct output out;
@@ -240,13 +250,22 @@ main(int argc, char *argv[])
 	/* Messages name the program swag however it was called; getopt takes argv[0]. */
 	argv[0] = "swag";
 	/* Numbers are read and written in the C locale: swag never calls setlocale(). */
-	while ((option = getopt_long(argc, argv, "aCho:m:p:qs:Vw:", long_options, NULL)) != -1) {
+	while ((option = getopt_long(argc, argv, "acCd:Hho:m:p:qs:Vw:", long_options, NULL)) != -1) {
 		switch (option) {
 		case 'a':
 			config.append = true;
 			break;
+		case 'c':
+			config.input_delimiter = ',';
+			break;
 		case 'C':
 			config.skip_comments = true;
+			break;
+		case 'd':
+			config.input_delimiter = option_delimiter(optarg);
+			break;
+		case 'H':
+			config.header = true;
 			break;
 		case 'h':
 			help();
@@ -256,6 +275,7 @@ main(int argc, char *argv[])
 			break;
 		case 'o':
 			config.output_delimiter = option_delimiter(optarg);
+			have_output_delimiter = true;
 			break;
 		case 'p':
 			if (strcmp(optarg, "0") == 0)
@@ -318,6 +338,9 @@ main(int argc, char *argv[])
 			usage_error("invalid window in '%s': a row count from 1 to %llu", argv[i],
 			    (unsigned long long)WINDOW_ROWS_MAX);
 		}
+		if (spec->column_name != NULL && !config.header)
+			usage_error("column '%.*s' in '%s' is a name: names need -H (--header)",
+			    (int)spec->column_name_len, spec->column_name, argv[i]);
 		if (!spec->has_window) {
 			if (!have_default_window)
 				usage_error("no window for '%s': give -w or %s@WINDOW", argv[i],
@@ -329,6 +352,8 @@ main(int argc, char *argv[])
 	config.specs = specs;
 	config.spec_count = (size_t)argc;
 	config.null_len = strlen(config.null_text);
+	if (!have_output_delimiter && config.input_delimiter != '\0')
+		config.output_delimiter = config.input_delimiter;
 
 	output_init(&out, STDOUT_FILENO);
 	status = pipeline_run(&config, STDIN_FILENO, &out, &report);
@@ -343,6 +368,27 @@ main(int argc, char *argv[])
 		report_failure(&report);
 		exit_status = EXIT_BAD_INPUT;
 		break;
+	case PIPELINE_MALFORMED_CSV:
+		warn_message("line %llu, column %zu: malformed CSV (a quote inside an unquoted "
+		    "field, or text after a closing quote)", (unsigned long long)report.failed_line,
+		    report.failed_column);
+		exit_status = EXIT_BAD_INPUT;
+		break;
+	case PIPELINE_OPEN_QUOTE:
+		warn_message("line %llu, column %zu: a quoted field opened here is never closed",
+		    (unsigned long long)report.failed_line, report.failed_column);
+		exit_status = EXIT_BAD_INPUT;
+		break;
+	case PIPELINE_UNKNOWN_COLUMN: {
+		const struct agg_spec *spec = &specs[report.failed_spec];
+
+		warn_message("unknown column '%.*s' in '%s'; the header has: %s",
+		    (int)spec->column_name_len, spec->column_name, spec->text,
+		    report.header_names != NULL ? report.header_names : "(out of memory)");
+		fputs("Try 'swag --help' for more information.\n", stderr);
+		exit_status = EXIT_USAGE;
+		break;
+	}
 	case PIPELINE_UTF16:
 		warn_message("input is UTF-16");
 		exit_status = EXIT_BAD_INPUT;
@@ -361,8 +407,9 @@ main(int argc, char *argv[])
 		break;
 	}
 	/* Under --strict the message above says all; else each kind of problem is summed up. */
-	if (!quiet && status != PIPELINE_BAD_INPUT)
+	if (!quiet && status != PIPELINE_BAD_INPUT && status != PIPELINE_UNKNOWN_COLUMN)
 		report_problems(&report);
+	mem_free(report.header_names);
 	mem_free(specs);
 	mem_free((void *)config.na_texts);
 	mem_free(na_copy);

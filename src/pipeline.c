@@ -5,17 +5,13 @@
 #include <string.h>
 
 #include "agg.h"
+#include "csvread.h"
 #include "mem.h"
 #include "numparse.h"
 #include "numprint.h"
 #include "pipeline.h"
 #include "reader.h"
-
-/* A field of the current line. */
-struct field {
-	const char *text;
-	size_t len;
-};
+#include "record.h"
 
 /* One column that some aggregate reads, and its value in the current record. */
 struct column {
@@ -28,12 +24,16 @@ struct pipeline {
 	const struct pipeline_config *config;
 	struct output *out;
 	struct pipeline_report *report;
+	enum pipeline_status status;	/* what stopped the run, from a callback */
 	struct agg **aggs;		/* one per spec */
 	size_t *agg_column;		/* index into columns, per spec */
 	struct column *columns;		/* the distinct columns read */
 	size_t column_count;
 	size_t max_column;
-	struct field *fields;		/* the current line's first fields */
+	bool awaiting_header;		/* -H and no record read yet */
+	bool quote_output;		/* delimited output: quote fields that need it */
+	bool quote_numbers;		/* ... even numbers: the delimiter may be in one */
+	struct field *fields;		/* whitespace input: the current line's fields */
 	size_t field_cap;
 	uint64_t records;		/* data records so far */
 };
@@ -47,16 +47,16 @@ pipeline_idle(void *context)
 
 /*
  * Splits line into fields at runs of blanks (spaces and TABs), as awk does, up to
- * the largest column read.  Returns the number of fields found, or -1 when memory
- * for the field table is short.
+ * field limit.  Returns the number of fields found, or -1 when memory for the
+ * field table is short.
  */
 static ptrdiff_t
-split_blank_fields(struct pipeline *p, const char *line, size_t len)
+split_blank_fields(struct pipeline *p, const char *line, size_t len, size_t limit)
 {
 	const char *s = line, *end = line + len;
 	size_t n = 0;
 
-	while (n < p->max_column) {
+	while (n < limit) {
 		const char *start;
 
 		while (s < end && (*s == ' ' || *s == '\t'))
@@ -121,15 +121,23 @@ pipeline_problem(struct pipeline *p, enum problem_kind kind, uint64_t line, size
 		r->failed_text_len = r->failed_text_cut ? sizeof(r->failed_text) : field->len;
 		memcpy(r->failed_text, field->text, r->failed_text_len);
 	}
+	p->status = PIPELINE_BAD_INPUT;
 	return true;
 }
 
+/* True for the blanks trimmed around a field's text. */
+static inline bool
+is_blank(char c)
+{
+	return c == ' ' || c == '\t';
+}
+
 /*
- * Turns the fields of one line into the value of every column read.  Returns false
+ * Turns the record's fields into the value of every column read.  Returns false
  * when --strict stops the run.
  */
 static bool
-pipeline_read_columns(struct pipeline *p, size_t field_count, uint64_t line)
+pipeline_read_columns(struct pipeline *p, const struct record *record)
 {
 	const struct pipeline_config *config = p->config;
 	bool short_counted = false;
@@ -137,23 +145,32 @@ pipeline_read_columns(struct pipeline *p, size_t field_count, uint64_t line)
 	for (size_t i = 0; i < p->column_count; i++) {
 		struct column *c = &p->columns[i];
 		struct agg_value *v = &c->value;
+		const struct field *field;
 
 		v->has_text = v->has_number = false;
-		if (c->number > field_count) {
+		if (c->number > record->field_count) {
 			/*
 			 * A blank line is a record whose fields are all missing, not a
 			 * problem: it keeps swag's output aligned with its input.
 			 */
-			if (field_count > 0 && !short_counted) {
+			if (record->field_count > 0 && !short_counted) {
 				short_counted = true;
-				if (pipeline_problem(p, PROBLEM_SHORT_RECORD, line, c->number,
-				    NULL, field_count))
+				if (pipeline_problem(p, PROBLEM_SHORT_RECORD, record->line, c->number,
+				    NULL, record->field_count))
 					return false;
 			}
 			continue;
 		}
-		v->text = p->fields[c->number - 1].text;
-		v->text_len = p->fields[c->number - 1].len;
+		field = &record->fields[c->number - 1];
+		v->text = field->text;
+		v->text_len = field->len;
+		/* A quoted CSV field keeps its blanks; a value is identified without them. */
+		while (v->text_len > 0 && is_blank(v->text[0])) {
+			v->text++;
+			v->text_len--;
+		}
+		while (v->text_len > 0 && is_blank(v->text[v->text_len - 1]))
+			v->text_len--;
 		if (v->text_len == 0 || (config->na_count > 0 &&
 		    is_na_text(config, v->text, v->text_len)))
 			continue;
@@ -161,11 +178,68 @@ pipeline_read_columns(struct pipeline *p, size_t field_count, uint64_t line)
 		if (!c->numeric)
 			continue;
 		v->has_number = parse_number(v->text, v->text_len, &v->number);
-		if (!v->has_number && pipeline_problem(p, PROBLEM_NOT_NUMBER, line, c->number,
-		    &p->fields[c->number - 1], field_count))
+		if (!v->has_number && pipeline_problem(p, PROBLEM_NOT_NUMBER, record->line,
+		    c->number, field, record->field_count))
 			return false;
 	}
 	return true;
+}
+
+/* True when a CSV reader would not read text back as it is without quotes. */
+static bool
+needs_quotes(const struct pipeline *p, const char *text, size_t len)
+{
+	if (len == 0)
+		return false;
+	if (is_blank(text[0]) || is_blank(text[len - 1]))
+		return true;
+	for (size_t i = 0; i < len; i++) {
+		char c = text[i];
+
+		if (c == p->config->output_delimiter || c == '"' || c == '\n' || c == '\r')
+			return true;
+	}
+	return false;
+}
+
+/* Writes a text field, quoted as CSV where it needs it (delimited output only). */
+static void
+write_text(struct pipeline *p, const char *text, size_t len)
+{
+	struct output *out = p->out;
+
+	if (!p->quote_output || !needs_quotes(p, text, len)) {
+		output_write(out, text, len);
+		return;
+	}
+	output_byte(out, '"');
+	for (const char *end = text + len; text < end;) {
+		const char *quote = memchr(text, '"', (size_t)(end - text));
+		const char *stop = quote != NULL ? quote + 1 : end;
+
+		output_write(out, text, (size_t)(stop - text));
+		if (quote != NULL)
+			output_byte(out, '"');
+		text = stop;
+	}
+	output_byte(out, '"');
+}
+
+/* Writes a number that format_* has put at the end of the output buffer. */
+static void
+commit_number(struct pipeline *p, char *buf, size_t len)
+{
+	if (!p->quote_numbers) {
+		output_commit(p->out, len);
+		return;
+	}
+	/* Rare: the delimiter is a character numbers use (-d . say); quote properly. */
+	{
+		char copy[NUMPRINT_FIXED_MAX];
+
+		memcpy(copy, buf, len);
+		write_text(p, copy, len);
+	}
 }
 
 /* Writes one result field. */
@@ -178,24 +252,39 @@ write_result(struct pipeline *p, const struct agg_result *result)
 
 	switch (result->kind) {
 	case AGG_RESULT_NULL:
-		output_write(out, config->null_text, config->null_len);
+		write_text(p, config->null_text, config->null_len);
 		break;
 	case AGG_RESULT_NUMBER:
 		if (config->precision < 0) {
 			buf = output_reserve(out, NUMPRINT_SHORTEST_MAX);
-			output_commit(out, format_number(result->number, buf));
+			commit_number(p, buf, format_number(result->number, buf));
 		} else {
 			buf = output_reserve(out, NUMPRINT_FIXED_MAX);
-			output_commit(out, format_fixed(result->number, config->precision, buf));
+			commit_number(p, buf, format_fixed(result->number, config->precision, buf));
 		}
 		break;
 	case AGG_RESULT_COUNT:
 		buf = output_reserve(out, 20);
-		output_commit(out, format_uint(result->count, buf));
+		commit_number(p, buf, format_uint(result->count, buf));
 		break;
 	case AGG_RESULT_TEXT:
-		output_write(out, result->text, result->text_len);
+		write_text(p, result->text, result->text_len);
 		break;
+	}
+}
+
+/* Writes the input record for -a: the line as it came, or its fields re-quoted. */
+static void
+write_input_record(struct pipeline *p, const struct record *record)
+{
+	if (record->raw != NULL) {
+		output_write(p->out, record->raw, record->raw_len);
+		return;
+	}
+	for (size_t i = 0; i < record->field_count; i++) {
+		if (i > 0)
+			output_byte(p->out, p->config->output_delimiter);
+		write_text(p, record->fields[i].text, record->fields[i].len);
 	}
 }
 
@@ -204,14 +293,14 @@ write_result(struct pipeline *p, const struct agg_result *result)
  * Returns 0, or -1 when a window cannot grow.
  */
 static int
-pipeline_record(struct pipeline *p, const char *line, size_t len)
+pipeline_data_record(struct pipeline *p, const struct record *record)
 {
 	const struct pipeline_config *config = p->config;
 	bool write = ++p->records % config->step == 0;
 	struct agg_result result;
 
 	if (write && config->append) {
-		output_write(p->out, line, len);
+		write_input_record(p, record);
 		output_byte(p->out, config->output_delimiter);
 	}
 	for (size_t i = 0; i < config->spec_count; i++) {
@@ -235,50 +324,19 @@ pipeline_record(struct pipeline *p, const char *line, size_t len)
 	return 0;
 }
 
-/* True when the line begins with '#' after optional blanks. */
-static bool
-is_comment(const char *line, size_t len)
-{
-	size_t i = 0;
-
-	while (i < len && (line[i] == ' ' || line[i] == '\t'))
-		i++;
-	return i < len && line[i] == '#';
-}
-
 /*
- * Builds the windows and the column table.  Returns 0, or -1 when memory is short
- * (what was built is freed by pipeline_free).
+ * Builds the column table from the specs' field numbers, and grows the field table
+ * of whitespace input to hold them.  Returns 0, or -1 when memory is short.
  */
 static int
-pipeline_init(struct pipeline *p, const struct pipeline_config *config)
+pipeline_bind_columns(struct pipeline *p)
 {
-	size_t n = config->spec_count, bytes;
+	const struct pipeline_config *config = p->config;
 
-	p->aggs = NULL;
-	p->agg_column = NULL;
-	p->columns = NULL;
-	p->column_count = 0;
-	p->max_column = 0;
-	p->fields = NULL;
-	p->field_cap = 0;
-	p->records = 0;
-	if (mem_array_size(n, sizeof(*p->aggs), &bytes) != 0 ||
-	    (p->aggs = mem_realloc(NULL, bytes)) == NULL)
-		return -1;
-	for (size_t i = 0; i < n; i++)
-		p->aggs[i] = NULL;
-	if (mem_array_size(n, sizeof(*p->agg_column), &bytes) != 0 ||
-	    (p->agg_column = mem_realloc(NULL, bytes)) == NULL ||
-	    mem_array_size(n, sizeof(*p->columns), &bytes) != 0 ||
-	    (p->columns = mem_realloc(NULL, bytes)) == NULL)
-		return -1;
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < config->spec_count; i++) {
 		const struct agg_spec *spec = &config->specs[i];
 		size_t c = 0;
 
-		if ((p->aggs[i] = spec->kind->create(spec->kind, &spec->params)) == NULL)
-			return -1;
 		while (c < p->column_count && p->columns[c].number != spec->column)
 			c++;
 		if (c == p->column_count) {
@@ -292,6 +350,269 @@ pipeline_init(struct pipeline *p, const struct pipeline_config *config)
 		if (spec->column > p->max_column)
 			p->max_column = spec->column;
 	}
+	return 0;
+}
+
+/* Appends ", "-separated header names for the unknown-column message. */
+static char *
+join_header_names(const struct record *record)
+{
+	size_t bytes = 1;
+	char *names, *s;
+
+	for (size_t i = 0; i < record->field_count; i++)
+		bytes += record->fields[i].len + 2;
+	if ((names = mem_realloc(NULL, bytes)) == NULL)
+		return NULL;
+	s = names;
+	for (size_t i = 0; i < record->field_count; i++) {
+		if (i > 0) {
+			memcpy(s, ", ", 2);
+			s += 2;
+		}
+		memcpy(s, record->fields[i].text, record->fields[i].len);
+		s += record->fields[i].len;
+	}
+	*s = '\0';
+	return names;
+}
+
+/*
+ * Takes the header record: resolves the columns named in the specs and writes the
+ * output header.  Returns false when the run must stop (p->status says why).
+ */
+static bool
+pipeline_header(struct pipeline *p, const struct record *record)
+{
+	const struct pipeline_config *config = p->config;
+	struct output *out = p->out;
+
+	for (size_t i = 0; i < config->spec_count; i++) {
+		struct agg_spec *spec = &config->specs[i];
+		size_t c;
+
+		if (spec->column_name == NULL)
+			continue;
+		for (c = 0; c < record->field_count; c++)
+			if (record->fields[c].len == spec->column_name_len &&
+			    memcmp(record->fields[c].text, spec->column_name, spec->column_name_len) == 0)
+				break;
+		if (c == record->field_count) {
+			p->report->failed_spec = i;
+			p->report->header_names = join_header_names(record);
+			p->status = PIPELINE_UNKNOWN_COLUMN;
+			return false;
+		}
+		spec->column = c + 1;
+	}
+	pipeline_bind_columns(p);
+	if (config->append) {
+		write_input_record(p, record);
+		output_byte(out, config->output_delimiter);
+	}
+	for (size_t i = 0; i < config->spec_count; i++) {
+		const struct agg_spec *spec = &config->specs[i];
+		const char *window = memrchr(spec->text, '@', strlen(spec->text));
+
+		if (i > 0)
+			output_byte(out, config->output_delimiter);
+		/* AGG(NAME)@WINDOW, NAME the column's header text, or its number past the end. */
+		output_write(out, spec->text, spec->name_len);
+		output_byte(out, '(');
+		if (spec->column <= record->field_count) {
+			const struct field *f = &record->fields[spec->column - 1];
+
+			output_write(out, f->text, f->len);
+		} else {
+			char *buf = output_reserve(out, 20);
+
+			output_commit(out, format_uint(spec->column, buf));
+		}
+		output_byte(out, ')');
+		if (window != NULL)
+			output_write(out, window, strlen(window));
+	}
+	output_byte(out, '\n');
+	return true;
+}
+
+/*
+ * Takes one record of either reader: the header, or data.  Returns 0 to go on, or
+ * -1 with p->status set when the run must stop.
+ */
+static int
+pipeline_record(void *context, const struct record *record)
+{
+	struct pipeline *p = context;
+
+	if (p->awaiting_header) {
+		p->awaiting_header = false;
+		if (!pipeline_header(p, record))
+			return -1;
+	} else {
+		if (!pipeline_read_columns(p, record))
+			return -1;
+		if (pipeline_data_record(p, record) != 0) {
+			p->status = PIPELINE_NO_MEMORY;
+			return -1;
+		}
+	}
+	if (p->out->error != 0) {
+		p->status = PIPELINE_WRITE_ERROR;
+		return -1;
+	}
+	return 0;
+}
+
+/* True when the line begins with '#' after optional blanks. */
+static bool
+is_comment(const char *line, size_t len)
+{
+	size_t i = 0;
+
+	while (i < len && is_blank(line[i]))
+		i++;
+	return i < len && line[i] == '#';
+}
+
+/* Maps a reader's failure to the pipeline's. */
+static enum pipeline_status
+reader_failure(struct pipeline *p, enum reader_status rs)
+{
+	switch (rs) {
+	case READER_READ_ERROR:
+		p->report->error_number = errno;
+		return PIPELINE_READ_ERROR;
+	case READER_NO_MEMORY:
+		return PIPELINE_NO_MEMORY;
+	case READER_UTF16:
+		return PIPELINE_UTF16;
+	case READER_IDLE_ERROR:
+		return PIPELINE_WRITE_ERROR;
+	default:
+		return PIPELINE_OK;
+	}
+}
+
+/* Reads blank-separated lines to the end. */
+static enum pipeline_status
+run_blank_separated(struct pipeline *p, struct reader *reader)
+{
+	struct record record;
+	const char *line;
+	size_t len;
+	enum reader_status rs;
+
+	while ((rs = reader_next(reader, &line, &len, &record.line)) == READER_LINE) {
+		/* A header is split whole: -a writes it back and any column may be named. */
+		size_t limit = p->awaiting_header ? (size_t)-1 : p->max_column;
+		ptrdiff_t field_count;
+
+		if (p->config->skip_comments && is_comment(line, len))
+			continue;
+		if ((field_count = split_blank_fields(p, line, len, limit)) < 0)
+			return PIPELINE_NO_MEMORY;
+		/* A blank line is no header: the header is the first record with fields. */
+		if (p->awaiting_header && field_count == 0)
+			continue;
+		record.fields = p->fields;
+		record.field_count = (size_t)field_count;
+		record.raw = line;
+		record.raw_len = len;
+		if (pipeline_record(p, &record) != 0)
+			return p->status;
+	}
+	return reader_failure(p, rs);
+}
+
+/* Reads delimited records through csvread to the end. */
+static enum pipeline_status
+run_delimited(struct pipeline *p, struct reader *reader)
+{
+	const struct pipeline_config *config = p->config;
+	struct csvread_options options = {
+		.delimiter = config->input_delimiter,
+		.strict = config->strict,
+		.skip_comments = config->skip_comments,
+		.keep_fields = p->max_column,
+		.keep_all = config->append || config->header,
+		.on_record = pipeline_record,
+		.context = p,
+	};
+	struct csvread *csv = csvread_create(&options);
+	enum csvread_status cs = CSVREAD_OK;
+	enum pipeline_status status = PIPELINE_OK;
+	enum reader_status rs;
+	const char *bytes;
+	size_t len;
+
+	if (csv == NULL)
+		return PIPELINE_NO_MEMORY;
+	while ((rs = reader_next_block(reader, &bytes, &len)) == READER_LINE) {
+		if ((cs = csvread_feed(csv, bytes, len)) != CSVREAD_OK)
+			break;
+		/* Once the header is read, only the columns read need keeping. */
+		if (!p->awaiting_header)
+			csvread_keep(csv, p->max_column, config->append);
+	}
+	if (cs == CSVREAD_OK) {
+		status = reader_failure(p, rs);
+		if (status == PIPELINE_OK)
+			cs = csvread_finish(csv);
+	}
+	switch (cs) {
+	case CSVREAD_OK:
+		break;
+	case CSVREAD_STOPPED:
+		status = p->status;
+		break;
+	case CSVREAD_MALFORMED:
+	case CSVREAD_OPEN_QUOTE:
+		p->report->failed_line = csvread_error_line(csv);
+		p->report->failed_column = csvread_error_column(csv);
+		status = cs == CSVREAD_MALFORMED ? PIPELINE_MALFORMED_CSV : PIPELINE_OPEN_QUOTE;
+		break;
+	case CSVREAD_NO_MEMORY:
+		status = PIPELINE_NO_MEMORY;
+		break;
+	}
+	csvread_destroy(csv);
+	return status;
+}
+
+/*
+ * Builds the windows and, unless a header must name them first, the column table.
+ * Returns 0, or -1 when memory is short (what was built is freed by pipeline_free).
+ */
+static int
+pipeline_init(struct pipeline *p, const struct pipeline_config *config)
+{
+	size_t n = config->spec_count, bytes;
+
+	memset(p, 0, sizeof(*p));
+	p->config = config;
+	p->awaiting_header = config->header;
+	p->quote_output = config->input_delimiter != 0;
+	p->quote_numbers = p->quote_output && config->output_delimiter != '\0' &&
+	    strchr("0123456789.+-eEinfa", config->output_delimiter) != NULL;
+	if (mem_array_size(n, sizeof(*p->aggs), &bytes) != 0 ||
+	    (p->aggs = mem_realloc(NULL, bytes)) == NULL)
+		return -1;
+	for (size_t i = 0; i < n; i++)
+		p->aggs[i] = NULL;
+	if (mem_array_size(n, sizeof(*p->agg_column), &bytes) != 0 ||
+	    (p->agg_column = mem_realloc(NULL, bytes)) == NULL ||
+	    mem_array_size(n, sizeof(*p->columns), &bytes) != 0 ||
+	    (p->columns = mem_realloc(NULL, bytes)) == NULL)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		const struct agg_spec *spec = &config->specs[i];
+
+		if ((p->aggs[i] = spec->kind->create(spec->kind, &spec->params)) == NULL)
+			return -1;
+	}
+	if (!config->header)
+		return pipeline_bind_columns(p);
 	return 0;
 }
 
@@ -314,56 +635,18 @@ pipeline_run(const struct pipeline_config *config, int in_fd, struct output *out
 {
 	struct pipeline p;
 	struct reader *reader = NULL;
-	enum pipeline_status status = PIPELINE_OK;
-	const char *line;
-	size_t len;
-	uint64_t line_number;
+	enum pipeline_status status;
 
 	memset(report, 0, sizeof(*report));
-	p.config = config;
-	p.out = out;
-	p.report = report;
 	if (pipeline_init(&p, config) != 0 ||
 	    (reader = reader_create(in_fd, pipeline_idle, out)) == NULL) {
 		status = PIPELINE_NO_MEMORY;
-		goto done;
+	} else {
+		p.out = out;
+		p.report = report;
+		status = config->input_delimiter != 0 ? run_delimited(&p, reader) :
+		    run_blank_separated(&p, reader);
 	}
-	for (;;) {
-		enum reader_status rs = reader_next(reader, &line, &len, &line_number);
-		ptrdiff_t field_count;
-
-		if (rs != READER_LINE) {
-			if (rs == READER_READ_ERROR) {
-				report->error_number = errno;
-				status = PIPELINE_READ_ERROR;
-			} else if (rs == READER_NO_MEMORY)
-				status = PIPELINE_NO_MEMORY;
-			else if (rs == READER_UTF16)
-				status = PIPELINE_UTF16;
-			else if (rs == READER_IDLE_ERROR)
-				status = PIPELINE_WRITE_ERROR;
-			break;
-		}
-		if (config->skip_comments && is_comment(line, len))
-			continue;
-		if ((field_count = split_blank_fields(&p, line, len)) < 0) {
-			status = PIPELINE_NO_MEMORY;
-			break;
-		}
-		if (!pipeline_read_columns(&p, (size_t)field_count, line_number)) {
-			status = PIPELINE_BAD_INPUT;
-			break;
-		}
-		if (pipeline_record(&p, line, len) != 0) {
-			status = PIPELINE_NO_MEMORY;
-			break;
-		}
-		if (out->error != 0) {
-			status = PIPELINE_WRITE_ERROR;
-			break;
-		}
-	}
-done:
 	if (status == PIPELINE_WRITE_ERROR || out->error != 0) {
 		status = PIPELINE_WRITE_ERROR;
 		report->error_number = out->error;

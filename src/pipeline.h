@@ -1,10 +1,11 @@
 /*
  * pipeline.h: from input records to result records.
  *
- * The pipeline reads lines, splits out the fields the aggregates need, turns each
- * into a value once per record, moves every aggregate's window one record on and
- * writes the results.  It prints nothing else and never exits: what went wrong comes
- * back in a struct pipeline_report for the command-line layer to word.
+ * The pipeline reads records (blank-separated lines, or delimited records through
+ * csvread), keeps the fields the aggregates need, turns each into a value once per
+ * record, moves every aggregate's window one record on and writes the results.  It
+ * prints nothing else and never exits: what went wrong comes back in a struct
+ * pipeline_report for the command-line layer to word.
  */
 #ifndef SWAG_PIPELINE_H
 #define SWAG_PIPELINE_H
@@ -17,12 +18,15 @@
 #include "spec.h"
 
 struct pipeline_config {
-	const struct agg_spec *specs;	/* every spec's window is set */
+	struct agg_spec *specs;		/* every spec's window is set; named columns
+					   are resolved against the header */
 	size_t spec_count;
+	char input_delimiter;		/* -d/-c, or 0 for runs of blanks */
 	char output_delimiter;
-	bool append;			/* -a: the input line, then the results */
+	bool header;			/* -H: the first record names the columns */
+	bool append;			/* -a: the input record, then the results */
 	bool skip_comments;		/* -C */
-	bool strict;			/* the first bad field stops the run */
+	bool strict;			/* the first bad input stops the run */
 	int precision;			/* -p, or -1 for the shortest form */
 	const char *null_text;		/* what a null result prints as */
 	size_t null_len;
@@ -47,7 +51,10 @@ struct problem {
 enum pipeline_status {
 	PIPELINE_OK,
 	PIPELINE_BAD_INPUT,	/* --strict met a problem: see failed_* */
+	PIPELINE_MALFORMED_CSV,	/* --strict: bad quoting at failed_line, failed_column */
+	PIPELINE_OPEN_QUOTE,	/* a quoted field opened at failed_line never closed */
 	PIPELINE_UTF16,		/* the input is UTF-16 */
+	PIPELINE_UNKNOWN_COLUMN, /* specs[failed_spec] names no column of the header */
 	PIPELINE_READ_ERROR,	/* errno in error_number */
 	PIPELINE_WRITE_ERROR,	/* errno in error_number */
 	PIPELINE_NO_MEMORY
@@ -66,6 +73,9 @@ struct pipeline_report {
 	char failed_text[PIPELINE_QUOTE_MAX];
 	size_t failed_text_len;			/* may be less than the field's length */
 	bool failed_text_cut;			/* the field was longer */
+	size_t failed_spec;			/* with PIPELINE_UNKNOWN_COLUMN */
+	char *header_names;			/* with PIPELINE_UNKNOWN_COLUMN: the header's
+						   names, ", "-separated; the caller frees it */
 };
 
 /*

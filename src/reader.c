@@ -139,6 +139,32 @@ reader_start(struct reader *r)
 }
 
 enum reader_status
+reader_next_block(struct reader *r, const char **bytes, size_t *len)
+{
+	enum reader_status status;
+
+	if (!r->started) {
+		if (r->end == 0 && (status = reader_fill(r)) != 0)
+			return status;
+		if ((status = reader_start(r)) != 0)
+			return status;
+	}
+	if (r->start == r->end) {
+		r->start = r->end = r->scanned = 0;
+		if (r->eof)
+			return READER_END;
+		if ((status = reader_fill(r)) != 0)
+			return status;
+		if (r->start == r->end)
+			return READER_END;
+	}
+	*bytes = r->buf + r->start;
+	*len = r->end - r->start;
+	r->start = r->scanned = r->end;
+	return READER_LINE;
+}
+
+enum reader_status
 reader_next(struct reader *r, const char **line, size_t *len, uint64_t *line_number)
 {
 	enum reader_status status;

@@ -47,4 +47,13 @@ void reader_destroy(struct reader *reader);
 enum reader_status reader_next(struct reader *reader, const char **line, size_t *len,
     uint64_t *line_number);
 
+/*
+ * Reads the next block of input, of any length, into *bytes and *len (valid until
+ * the next call), for readers that do their own splitting.  A UTF-8 byte-order mark
+ * at the start is skipped.  Returns READER_LINE when a block was read, else as
+ * reader_next.  A reader is used either by lines or by blocks, not both.
+ */
+enum reader_status reader_next_block(struct reader *reader, const char **bytes,
+    size_t *len);
+
 #endif /* SWAG_READER_H */

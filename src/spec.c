@@ -42,12 +42,27 @@ spec_parse(const char *text, struct agg_spec *spec)
 	uint64_t column = 1;
 
 	spec->text = text;
-	spec->kind = agg_lookup(text, (size_t)(name_end - text), &spec->params);
+	spec->name_len = (size_t)(name_end - text);
+	spec->kind = agg_lookup(text, spec->name_len, &spec->params);
 	if (spec->kind == NULL)
 		return SPEC_UNKNOWN_AGGREGATE;
-	if (colon != NULL && parse_count(colon + 1, (size_t)(end - colon - 1), SIZE_MAX / 2,
-	    &column) != 0)
-		return SPEC_BAD_COLUMN;
+	spec->column_name = NULL;
+	spec->column_name_len = 0;
+	if (colon != NULL) {
+		const char *name = colon + 1;
+		size_t len = (size_t)(end - name);
+
+		if (len == 0)
+			return SPEC_BAD_COLUMN;
+		if (strspn(name, "0123456789") >= len) {
+			if (parse_count(name, len, SIZE_MAX / 2, &column) != 0)
+				return SPEC_BAD_COLUMN;
+		} else {
+			spec->column_name = name;
+			spec->column_name_len = len;
+			column = 0;
+		}
+	}
 	spec->column = (size_t)column;
 	spec->has_window = at != NULL;
 	if (at != NULL && window_parse(at + 1, len - (size_t)(at - text) - 1, &spec->window) != 0)

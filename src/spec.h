@@ -22,9 +22,12 @@ struct window_size {
 /* One aggregate as the user asked for it. */
 struct agg_spec {
 	const char *text;		/* the argument as written */
+	size_t name_len;		/* text[0, name_len) is the aggregate's name */
 	const struct agg_kind *kind;
 	struct agg_params params;
-	size_t column;			/* 1-based field number */
+	size_t column;			/* 1-based field number, 0 while named */
+	const char *column_name;	/* a header name, or NULL for a number */
+	size_t column_name_len;
 	bool has_window;		/* @WINDOW was given */
 	struct window_size window;
 };
@@ -32,13 +35,15 @@ struct agg_spec {
 enum spec_status {
 	SPEC_OK,
 	SPEC_UNKNOWN_AGGREGATE,	/* the name before ':' and '@' is no aggregate */
-	SPEC_BAD_COLUMN,	/* the text after ':' is not a field number */
+	SPEC_BAD_COLUMN,	/* the text after ':' is empty, or a number out of range */
 	SPEC_BAD_WINDOW		/* the text after the last '@' is not a window */
 };
 
 /*
  * Parses text, AGG[:COLUMN][@WINDOW], split at its first ':' and its last '@', into
- * *spec (which keeps a pointer to text).  Returns SPEC_OK or what is wrong.
+ * *spec (which keeps pointers into text).  A COLUMN of digits only is a field
+ * number; any other is a header name, left for the caller to look up.  Returns
+ * SPEC_OK or what is wrong.
  */
 enum spec_status spec_parse(const char *text, struct agg_spec *spec);
 

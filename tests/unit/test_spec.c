@@ -44,14 +44,36 @@ Test(spec, errors)
 	cr_assert_eq(spec_parse(":2", &spec), SPEC_UNKNOWN_AGGREGATE);
 	cr_assert_eq(spec_parse("avg:", &spec), SPEC_BAD_COLUMN);
 	cr_assert_eq(spec_parse("avg:0", &spec), SPEC_BAD_COLUMN);
-	cr_assert_eq(spec_parse("avg:-1", &spec), SPEC_BAD_COLUMN);
-	cr_assert_eq(spec_parse("avg:latency", &spec), SPEC_BAD_COLUMN);
 	cr_assert_eq(spec_parse("avg:99999999999999999999999", &spec), SPEC_BAD_COLUMN);
 	cr_assert_eq(spec_parse("avg@", &spec), SPEC_BAD_WINDOW);
 	cr_assert_eq(spec_parse("avg@0", &spec), SPEC_BAD_WINDOW);
 	cr_assert_eq(spec_parse("avg@5m", &spec), SPEC_BAD_WINDOW);
 	cr_assert_eq(spec_parse("avg@ 5", &spec), SPEC_BAD_WINDOW);
-	cr_assert_eq(spec_parse("avg:2@3@4", &spec), SPEC_BAD_COLUMN);	/* the last @ splits */
+	cr_assert_eq(spec_parse("avg:2@3@4", &spec), SPEC_OK);	/* the last @ splits: a name */
+	cr_assert_eq(spec.column_name_len, 3);
+}
+
+/* A header name is anything but digits, and may hold ':' and '@' itself. */
+Test(spec, column_names)
+{
+	struct agg_spec spec;
+
+	cr_assert_eq(spec_parse("avg:latency", &spec), SPEC_OK);
+	cr_assert_eq(spec.column, 0);
+	cr_assert_eq(spec.column_name_len, 7);
+	cr_assert(memcmp(spec.column_name, "latency", 7) == 0);
+	cr_assert_eq(spec.name_len, 3);
+	cr_assert_eq(spec_parse("max:a:b@c@10", &spec), SPEC_OK);
+	cr_assert_eq(spec.column_name_len, 5);
+	cr_assert(memcmp(spec.column_name, "a:b@c", 5) == 0);
+	cr_assert_eq(spec.window.rows, 10);
+	cr_assert_eq(spec_parse("sum:-1", &spec), SPEC_OK);
+	cr_assert_eq(spec.column_name_len, 2);
+	cr_assert_eq(spec_parse("sum:12x", &spec), SPEC_OK);
+	cr_assert_eq(spec.column_name_len, 3);
+	cr_assert_eq(spec_parse("sum:12", &spec), SPEC_OK);
+	cr_assert_null(spec.column_name);
+	cr_assert_eq(spec.column, 12);
 }
 
 Test(spec, counts)

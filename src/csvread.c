@@ -1,0 +1,337 @@
+/*
+ * csvread.c: delimited records through libcsv (see csvread.h).
+ *
+ * libcsv runs with CSV_REPALL_NL, so it reports every unquoted CR and LF as the end
+ * of a record, a blank line's too (those come with no field and are skipped).  The
+ * input is fed to it one physical line at a time: after a piece that ends with an
+ * LF, that LF was reported exactly when it was outside quotes, which tells whether
+ * the next line begins a record.  That is all that the line numbers, -C and the
+ * open-quote error need, and it holds whatever the block sizes.
+ */
+#include <csv.h>
+#include <string.h>
+
+#include "csvread.h"
+#include "mem.h"
+
+/* A field of the current record: where its copy is in the arena, if kept. */
+struct span {
+	size_t offset;
+	size_t len;
+	bool kept;
+};
+
+/* What the start of the current line has shown: see csvread_feed. */
+enum line_mode {
+	LINE_UNDECIDED,		/* only blanks so far, held in pending; a '#' may follow */
+	LINE_FEED,		/* the line goes to libcsv */
+	LINE_SKIP		/* a comment line, dropped up to its LF */
+};
+
+struct csvread {
+	struct csv_parser parser;
+	struct csvread_options options;
+	struct span *spans;		/* the current record's fields */
+	size_t span_count, span_cap;
+	char *arena;			/* their kept bytes */
+	size_t arena_len, arena_cap;
+	struct field *fields;		/* handed to on_record */
+	size_t field_cap;
+	uint64_t line;			/* the physical line of the next byte */
+	uint64_t record_line;		/* where the current record started */
+	bool at_line_start;
+	bool record_open;		/* the last LF fed was inside quotes */
+	bool saw_line_end;		/* libcsv reported the LF of the piece being fed */
+	/* The last field or record end libcsv reported, for the open-quote error. */
+	uint64_t event_line;
+	bool event_was_line_end;
+	enum line_mode line_mode;
+	char *pending;			/* the blanks that begin an undecided line */
+	size_t pending_len, pending_cap;
+	bool stopped;			/* on_record asked to stop */
+	bool no_memory;
+	uint64_t error_line;
+	size_t error_column;
+};
+
+static void *
+csvread_realloc(void *p, size_t n)
+{
+	return mem_realloc(p, n);
+}
+
+static void
+csvread_free_memory(void *p)
+{
+	mem_free(p);
+}
+
+/* Blanks that libcsv trims around unquoted fields, less the delimiter itself. */
+static int
+blank_not_tab(unsigned char c)
+{
+	return c == ' ';
+}
+
+static int
+blank_not_space(unsigned char c)
+{
+	return c == '\t';
+}
+
+/* Grows *buf to hold at least need bytes; returns 0 or -1. */
+static int
+grow(void *buf, size_t *cap, size_t need, size_t item_size)
+{
+	size_t new_cap = *cap ? *cap : 16, bytes;
+	void *p;
+
+	while (new_cap < need) {
+		if (new_cap > (size_t)-1 / 2)
+			return -1;
+		new_cap *= 2;
+	}
+	if (new_cap == *cap)
+		return 0;
+	if (mem_array_size(new_cap, item_size, &bytes) != 0 ||
+	    (p = mem_realloc(*(void **)buf, bytes)) == NULL)
+		return -1;
+	*(void **)buf = p;
+	*cap = new_cap;
+	return 0;
+}
+
+/* libcsv's field callback: keeps the field if it may be read. */
+static void
+on_field(void *text, size_t len, void *context)
+{
+	struct csvread *r = context;
+	struct span *span;
+
+	r->event_line = r->line;
+	r->event_was_line_end = false;
+	if (r->stopped || r->no_memory)
+		return;
+	if (r->span_count == r->span_cap &&
+	    grow(&r->spans, &r->span_cap, r->span_count + 1, sizeof(*r->spans)) != 0) {
+		r->no_memory = true;
+		return;
+	}
+	span = &r->spans[r->span_count++];
+	span->offset = r->arena_len;
+	span->len = len;
+	span->kept = r->options.keep_all || r->span_count <= r->options.keep_fields;
+	if (!span->kept || len == 0)
+		return;
+	if (r->arena_len + len > r->arena_cap &&
+	    grow(&r->arena, &r->arena_cap, r->arena_len + len, 1) != 0) {
+		r->no_memory = true;
+		return;
+	}
+	memcpy(r->arena + r->arena_len, text, len);
+	r->arena_len += len;
+}
+
+/* libcsv's record callback: hands a record with fields to the caller. */
+static void
+on_record_end(int c, void *context)
+{
+	struct csvread *r = context;
+	struct record record;
+
+	r->event_line = r->line;
+	r->event_was_line_end = true;
+	if (c == '\n')
+		r->saw_line_end = true;
+	if (r->span_count == 0 || r->stopped || r->no_memory)
+		return;
+	if (r->span_count > r->field_cap &&
+	    grow(&r->fields, &r->field_cap, r->span_count, sizeof(*r->fields)) != 0) {
+		r->no_memory = true;
+		return;
+	}
+	for (size_t i = 0; i < r->span_count; i++) {
+		r->fields[i].text = r->spans[i].kept ? r->arena + r->spans[i].offset : NULL;
+		r->fields[i].len = r->spans[i].len;
+	}
+	record.fields = r->fields;
+	record.field_count = r->span_count;
+	record.line = r->record_line;
+	record.raw = NULL;
+	record.raw_len = 0;
+	r->span_count = 0;
+	r->arena_len = 0;
+	if (r->options.on_record(r->options.context, &record) != 0)
+		r->stopped = true;
+}
+
+struct csvread *
+csvread_create(const struct csvread_options *options)
+{
+	struct csvread *r = mem_realloc(NULL, sizeof(*r));
+
+	if (r == NULL)
+		return NULL;
+	memset(r, 0, sizeof(*r));
+	r->options = *options;
+	if (csv_init(&r->parser, (unsigned char)(CSV_REPALL_NL |
+	    (options->strict ? CSV_STRICT : 0))) != 0) {
+		mem_free(r);
+		return NULL;
+	}
+	csv_set_realloc_func(&r->parser, csvread_realloc);
+	csv_set_free_func(&r->parser, csvread_free_memory);
+	csv_set_delim(&r->parser, (unsigned char)options->delimiter);
+	if (options->delimiter == '\t')
+		csv_set_space_func(&r->parser, blank_not_tab);
+	else if (options->delimiter == ' ')
+		csv_set_space_func(&r->parser, blank_not_space);
+	r->line = 1;
+	r->at_line_start = true;
+	r->event_was_line_end = true;
+	return r;
+}
+
+void
+csvread_destroy(struct csvread *r)
+{
+	if (r == NULL)
+		return;
+	csv_free(&r->parser);
+	mem_free(r->spans);
+	mem_free(r->arena);
+	mem_free(r->fields);
+	mem_free(r->pending);
+	mem_free(r);
+}
+
+void
+csvread_keep(struct csvread *r, size_t keep_fields, bool keep_all)
+{
+	r->options.keep_fields = keep_fields;
+	r->options.keep_all = keep_all;
+}
+
+uint64_t
+csvread_error_line(const struct csvread *r)
+{
+	return r->error_line;
+}
+
+size_t
+csvread_error_column(const struct csvread *r)
+{
+	return r->error_column;
+}
+
+/* Hands len bytes of one line (at most one LF, at the end) to libcsv. */
+static enum csvread_status
+parse_piece(struct csvread *r, const char *bytes, size_t len)
+{
+	size_t done = csv_parse(&r->parser, bytes, len, on_field, on_record_end, r);
+
+	if (r->no_memory)
+		return CSVREAD_NO_MEMORY;
+	if (done < len) {
+		if (csv_error(&r->parser) != CSV_EPARSE)
+			return CSVREAD_NO_MEMORY;
+		r->error_line = r->line;
+		r->error_column = r->span_count + 1;
+		return CSVREAD_MALFORMED;
+	}
+	return r->stopped ? CSVREAD_STOPPED : CSVREAD_OK;
+}
+
+enum csvread_status
+csvread_feed(struct csvread *r, const char *bytes, size_t len)
+{
+	enum csvread_status status;
+
+	while (len > 0) {
+		const char *newline;
+		size_t piece;
+
+		if (r->at_line_start) {
+			r->at_line_start = false;
+			if (!r->record_open)
+				r->record_line = r->line;
+			r->line_mode = r->options.skip_comments && !r->record_open ?
+			    LINE_UNDECIDED : LINE_FEED;
+		}
+		if (r->line_mode == LINE_UNDECIDED) {
+			/* Hold the leading blanks until the first other byte decides. */
+			size_t blanks = 0;
+
+			while (blanks < len && (bytes[blanks] == ' ' || bytes[blanks] == '\t'))
+				blanks++;
+			if (blanks > 0) {
+				if (grow(&r->pending, &r->pending_cap, r->pending_len + blanks, 1) != 0)
+					return CSVREAD_NO_MEMORY;
+				memcpy(r->pending + r->pending_len, bytes, blanks);
+				r->pending_len += blanks;
+				bytes += blanks;
+				len -= blanks;
+			}
+			if (len == 0)
+				return CSVREAD_OK;
+			if (bytes[0] == '#') {
+				r->line_mode = LINE_SKIP;
+			} else {
+				r->line_mode = LINE_FEED;
+				if (r->pending_len > 0 &&
+				    (status = parse_piece(r, r->pending, r->pending_len)) != CSVREAD_OK)
+					return status;
+			}
+			r->pending_len = 0;
+		}
+		newline = memchr(bytes, '\n', len);
+		piece = newline != NULL ? (size_t)(newline - bytes) + 1 : len;
+		if (r->line_mode == LINE_FEED) {
+			r->saw_line_end = false;
+			if ((status = parse_piece(r, bytes, piece)) != CSVREAD_OK)
+				return status;
+		}
+		if (newline != NULL) {
+			if (r->line_mode == LINE_SKIP) {
+				/* A skipped comment ends like a record for the open-quote error. */
+				r->event_line = r->line;
+				r->event_was_line_end = true;
+			} else {
+				r->record_open = !r->saw_line_end;
+			}
+			r->line++;
+			r->at_line_start = true;
+		}
+		bytes += piece;
+		len -= piece;
+	}
+	return CSVREAD_OK;
+}
+
+enum csvread_status
+csvread_finish(struct csvread *r)
+{
+	enum csvread_status status;
+
+	if (r->line_mode == LINE_UNDECIDED && !r->at_line_start && r->pending_len > 0) {
+		if ((status = parse_piece(r, r->pending, r->pending_len)) != CSVREAD_OK)
+			return status;
+		r->pending_len = 0;
+	}
+	/*
+	 * Strict at the end even in lax mode: libcsv then refuses a quoted field that
+	 * never closed instead of handing it over with the rest of the file in it.
+	 */
+	csv_set_opts(&r->parser, (unsigned char)(csv_get_opts(&r->parser) | CSV_STRICT |
+	    CSV_STRICT_FINI));
+	if (csv_fini(&r->parser, on_field, on_record_end, r) != 0) {
+		if (csv_error(&r->parser) != CSV_EPARSE)
+			return CSVREAD_NO_MEMORY;
+		r->error_line = r->event_was_line_end ? r->event_line + 1 : r->event_line;
+		r->error_column = r->span_count + 1;
+		return CSVREAD_OPEN_QUOTE;
+	}
+	if (r->no_memory)
+		return CSVREAD_NO_MEMORY;
+	return r->stopped ? CSVREAD_STOPPED : CSVREAD_OK;
+}

@@ -1,0 +1,70 @@
+/*
+ * csvread.h: delimited records (CSV, TSV, any delimiter) through libcsv.
+ *
+ * The caller feeds bytes in blocks of any size, and the reader hands each complete
+ * record to a callback, with its fields and the physical line where it starts.  The
+ * same input gives the same records whatever the block sizes, a CR and its LF in
+ * different blocks included.
+ *
+ * libcsv parses the fields; around it this module adds what libcsv has no hook
+ * for: the line where each record starts (quoted fields may hold line ends), the
+ * skipping of comment lines only where a record begins, and the error for a quote
+ * still open at the end of the input, which lax libcsv would silently fold the rest
+ * of the file into.
+ */
+#ifndef SWAG_CSVREAD_H
+#define SWAG_CSVREAD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "record.h"
+
+enum csvread_status {
+	CSVREAD_OK = 0,
+	CSVREAD_STOPPED,	/* the record callback asked to stop */
+	CSVREAD_MALFORMED,	/* --strict: bad quoting at error_line, error_column */
+	CSVREAD_OPEN_QUOTE,	/* the input ended inside a quoted field opened at error_line */
+	CSVREAD_NO_MEMORY
+};
+
+struct csvread_options {
+	char delimiter;
+	bool strict;		/* libcsv's strict mode: bad quoting is an error */
+	bool skip_comments;	/* -C: skip lines that begin a record with '#' after blanks */
+	/*
+	 * Fields numbered above keep_fields are counted, not copied (no aggregate reads
+	 * them), unless keep_all is set (-a writes them back, a header names them).
+	 */
+	size_t keep_fields;
+	bool keep_all;
+	/*
+	 * Called with each record; returns 0 to go on, nonzero to stop (the feed then
+	 * returns CSVREAD_STOPPED).  The record's memory is valid during the call only.
+	 */
+	int (*on_record)(void *context, const struct record *record);
+	void *context;
+};
+
+struct csvread;
+
+/* Makes a reader; returns NULL when memory is short. */
+struct csvread *csvread_create(const struct csvread_options *options);
+
+void csvread_destroy(struct csvread *reader);
+
+/* Changes which fields are kept, e.g. once a header has named the columns read. */
+void csvread_keep(struct csvread *reader, size_t keep_fields, bool keep_all);
+
+/* Parses len more bytes of input.  Returns a csvread_status. */
+enum csvread_status csvread_feed(struct csvread *reader, const char *bytes, size_t len);
+
+/* Ends the input: the last record may lack a line end.  Returns a csvread_status. */
+enum csvread_status csvread_finish(struct csvread *reader);
+
+/* Where the error of the last CSVREAD_MALFORMED or CSVREAD_OPEN_QUOTE was. */
+uint64_t csvread_error_line(const struct csvread *reader);
+size_t csvread_error_column(const struct csvread *reader);
+
+#endif /* SWAG_CSVREAD_H */

@@ -1,0 +1,24 @@
+/*
+ * record.h: one input record as the readers hand it to the pipeline.
+ */
+#ifndef SWAG_RECORD_H
+#define SWAG_RECORD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* A field's text; text is NULL for a field that was counted but not kept. */
+struct field {
+	const char *text;
+	size_t len;
+};
+
+struct record {
+	const struct field *fields;
+	size_t field_count;	/* every field of the record, kept or not */
+	uint64_t line;		/* the physical line where the record starts */
+	const char *raw;	/* whitespace input: the line as it came, for -a */
+	size_t raw_len;
+};
+
+#endif /* SWAG_RECORD_H */
