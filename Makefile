@@ -25,7 +25,7 @@ LIBS = -lcsv -lm
 SOURCES = src/agg.c src/agg_monoid.c src/csvread.c src/mem.c src/numparse.c src/numprint.c \
 	src/output.c src/pipeline.c src/reader.c src/spec.c src/twostack.c
 OBJECTS = $(SOURCES:src/%.c=$(BUILD)/%.o)
-UNIT_TESTS = twostack agg numparse numprint spec
+UNIT_TESTS = twostack agg numparse numprint spec csvread
 UNIT_BINARIES = $(UNIT_TESTS:%=$(BUILD)/test_%)
 
 all: $(BIN)

@@ -151,7 +151,9 @@ on_record_end(int c, void *context)
 		return;
 	}
 	for (size_t i = 0; i < r->span_count; i++) {
-		r->fields[i].text = r->spans[i].kept ? r->arena + r->spans[i].offset : NULL;
+		/* A kept empty field is "", never NULL, even before the arena exists. */
+		r->fields[i].text = !r->spans[i].kept ? NULL :
+		    r->arena != NULL ? r->arena + r->spans[i].offset : "";
 		r->fields[i].len = r->spans[i].len;
 	}
 	record.fields = r->fields;

@@ -1,0 +1,217 @@
+/*
+ * test_csvread.c: delimited records through libcsv: quoting, line numbers,
+ * comments, errors, and the same records whatever block sizes the input comes in.
+ */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "csvread.h"
+
+/*
+ * What the records of an input look like, as one string: each record as
+ * "LINE:field|field|...\n", a field not kept as "~", then "=STATUS@LINE,COLUMN" for
+ * how the input ended.
+ */
+struct transcript {
+	char text[8192];
+	size_t len;
+};
+
+static void
+append(struct transcript *t, const char *bytes, size_t len)
+{
+	cr_assert_lt(t->len + len, sizeof(t->text));
+	memcpy(t->text + t->len, bytes, len);
+	t->len += len;
+	t->text[t->len] = '\0';
+}
+
+static int
+collect(void *context, const struct record *record)
+{
+	struct transcript *t = context;
+	char prefix[32];
+
+	append(t, prefix, (size_t)snprintf(prefix, sizeof(prefix), "%llu:",
+	    (unsigned long long)record->line));
+	for (size_t i = 0; i < record->field_count; i++) {
+		if (i > 0)
+			append(t, "|", 1);
+		if (record->fields[i].text == NULL)
+			append(t, "~", 1);
+		else
+			append(t, record->fields[i].text, record->fields[i].len);
+	}
+	append(t, "\n", 1);
+	return 0;
+}
+
+struct settings {
+	char delimiter;
+	bool strict;
+	bool skip_comments;
+	size_t keep_fields;
+};
+
+/* Reads input (len bytes) fed in blocks of block bytes; returns the transcript. */
+static struct transcript
+read_in_blocks(const struct settings *s, const char *input, size_t len, size_t block)
+{
+	struct transcript t = { .len = 0 };
+	struct csvread_options options = {
+		.delimiter = s->delimiter ? s->delimiter : ',',
+		.strict = s->strict,
+		.skip_comments = s->skip_comments,
+		.keep_fields = s->keep_fields ? s->keep_fields : 100,
+		.keep_all = false,
+		.on_record = collect,
+		.context = &t,
+	};
+	struct csvread *r = csvread_create(&options);
+	enum csvread_status status = CSVREAD_OK;
+	char end[64];
+
+	cr_assert_not_null(r);
+	t.text[0] = '\0';
+	for (size_t at = 0; at < len && status == CSVREAD_OK; at += block)
+		status = csvread_feed(r, input + at, len - at < block ? len - at : block);
+	if (status == CSVREAD_OK)
+		status = csvread_finish(r);
+	append(&t, end, (size_t)snprintf(end, sizeof(end), "=%d@%llu,%zu", (int)status,
+	    (unsigned long long)csvread_error_line(r), csvread_error_column(r)));
+	csvread_destroy(r);
+	return t;
+}
+
+/*
+ * Checks that input gives the expected transcript when fed whole, and the same one
+ * when fed in blocks of every size from 1 to its length.
+ */
+static void
+check(const struct settings *s, const char *input, size_t len, const char *expected)
+{
+	struct transcript whole = read_in_blocks(s, input, len, len ? len : 1);
+
+	cr_assert_str_eq(whole.text, expected, "input:\n%.*s", (int)len, input);
+	for (size_t block = 1; block < len; block++) {
+		struct transcript t = read_in_blocks(s, input, len, block);
+
+		cr_assert_str_eq(t.text, expected, "block size %zu", block);
+	}
+}
+
+#define CHECK(settings, input, expected) check(settings, input, sizeof(input) - 1, expected)
+
+static const struct settings csv = { 0 };
+
+Test(csvread, plain_records)
+{
+	CHECK(&csv, "a,b,c\n1,2,3\n", "1:a|b|c\n2:1|2|3\n=0@0,0");
+	/* A last record without a line end. */
+	CHECK(&csv, "a,b\n1,2", "1:a|b\n2:1|2\n=0@0,0");
+	CHECK(&csv, "", "=0@0,0");
+}
+
+Test(csvread, quoting)
+{
+	/* Quoted delimiters, doubled quotes, quoted line ends; blanks around unquoted
+	   fields trimmed, kept inside quotes. */
+	CHECK(&csv, "x,\"1,5\",\"say \"\"hi\"\"\"\n  y , \" z \" ,\"two\nlines\"\n",
+	    "1:x|1,5|say \"hi\"\n2:y| z |two\nlines\n=0@0,0");
+	/* An empty quoted field is a field; an empty line is no record. */
+	CHECK(&csv, "\"\"\n\n,\n", "1:\n3:|\n=0@0,0");
+}
+
+Test(csvread, line_numbers_follow_physical_lines)
+{
+	/* Records start on the line of their first byte, after quoted line ends and
+	   blank lines. */
+	CHECK(&csv, "a,\"1\n2\n3\"\nb,4\n\n\nc,\"5\r\n6\"\r\nd,7\n",
+	    "1:a|1\n2\n3\n4:b|4\n7:c|5\r\n6\n9:d|7\n=0@0,0");
+}
+
+Test(csvread, crlf_split_anywhere)
+{
+	/* CR LF line ends give no empty records, whichever block holds the CR. */
+	CHECK(&csv, "a,b\r\n1,2\r\n3,4\r\n", "1:a|b\n2:1|2\n3:3|4\n=0@0,0");
+}
+
+Test(csvread, embedded_nul)
+{
+	CHECK(&csv, "1\0002,3\n", "1:1\0002|3\n=0@0,0");
+}
+
+Test(csvread, fields_not_kept)
+{
+	static const struct settings two = { .keep_fields = 2 };
+
+	CHECK(&two, "a,b,c,d\n1,2\n", "1:a|b|~|~\n2:1|2\n=0@0,0");
+}
+
+Test(csvread, tsv_and_other_delimiters)
+{
+	static const struct settings tsv = { .delimiter = '\t' };
+	static const struct settings semicolon = { .delimiter = ';' };
+	static const struct settings space = { .delimiter = ' ' };
+
+	/* With TAB as the delimiter, a TAB is not a blank to trim: empty fields stay. */
+	CHECK(&tsv, "a\tb\t\tc\n \t1 \n", "1:a|b||c\n2:|1\n=0@0,0");
+	CHECK(&semicolon, "1,5;2\n", "1:1,5|2\n=0@0,0");
+	CHECK(&space, "a b  c\n", "1:a|b||c\n=0@0,0");
+}
+
+Test(csvread, comments_only_where_records_begin)
+{
+	static const struct settings comments = { .skip_comments = true };
+
+	/* A '#' line inside a quoted field is data; one after blanks is a comment. */
+	CHECK(&comments, "# head\na,\"x\n# not a comment\"\n   # comment\nb,#c\n",
+	    "2:a|x\n# not a comment\n5:b|#c\n=0@0,0");
+	/* Without -C, '#' is data. */
+	CHECK(&csv, "# x,y\n", "1:# x|y\n=0@0,0");
+	/* Blanks at the end of the input, undecided, are not lost or misread. */
+	CHECK(&comments, "a\n  ", "1:a\n=0@0,0");
+}
+
+Test(csvread, open_quote_names_its_line)
+{
+	/* Lax libcsv would hand over the rest of the file as one field. */
+	CHECK(&csv, "a,b\n1,\"2\n3,4\n5,6\n", "1:a|b\n=3@2,2");
+	CHECK(&csv, "a,b\n\n\n\"x\n", "1:a|b\n=3@4,1");
+	/* A stray quote after a closing one reopens the field in lax mode. */
+	CHECK(&csv, "a,b\n\"e\"f,1\nz\n", "1:a|b\n=3@2,1");
+}
+
+Test(csvread, strict_malformed)
+{
+	static const struct settings strict = { .strict = true };
+
+	CHECK(&strict, "a,b\n1,x\"y\n", "1:a|b\n=2@2,2");
+	CHECK(&strict, "a,b\n1,\"x\"y\n", "1:a|b\n=2@2,2");
+	/* Well-formed input is read as in lax mode. */
+	CHECK(&strict, "a,\"b\"\"c\"\n", "1:a|b\"c\n=0@0,0");
+	/* Strict or not, an open quote at the end is the same error. */
+	CHECK(&strict, "a\n\"b\n", "1:a\n=3@2,1");
+}
+
+/* on_record's stop request ends the feed with CSVREAD_STOPPED. */
+static int
+stop_at_second(void *context, const struct record *record)
+{
+	(void)record;
+	return ++*(int *)context == 2;
+}
+
+Test(csvread, stop)
+{
+	int seen = 0;
+	struct csvread_options options = {
+		.delimiter = ',', .keep_fields = 10, .on_record = stop_at_second, .context = &seen,
+	};
+	struct csvread *r = csvread_create(&options);
+
+	cr_assert_eq(csvread_feed(r, "1\n2\n3\n4\n", 8), CSVREAD_STOPPED);
+	cr_assert_eq(seen, 2);
+	csvread_destroy(r);
+}
