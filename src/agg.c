@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "agg.h"
+#include "agg_mode.h"
 
 static const struct {
 	const char *name;
@@ -14,6 +15,7 @@ static const struct {
 	{ "max", &agg_max },
 	{ "mean", &agg_avg },
 	{ "min", &agg_min },
+	{ "mode", &agg_mode },
 	{ "stddev", &agg_stddev },
 	{ "sum", &agg_sum },
 	{ "var", &agg_var },

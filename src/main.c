@@ -11,6 +11,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "mem.h"
@@ -32,7 +34,9 @@ enum exit_status {
 
 /* Long options without a short form. */
 enum {
-	OPTION_NA = 256,
+	OPTION_EPOCH_UNIT = 256,
+	OPTION_HLL_BITS,
+	OPTION_NA,
 	OPTION_NULL,
 	OPTION_STRICT
 };
@@ -42,7 +46,10 @@ static const struct option long_options[] = {
 	{ "csv", no_argument, NULL, 'c' },
 	{ "skip-comments", no_argument, NULL, 'C' },
 	{ "delimiter", required_argument, NULL, 'd' },
+	{ "epoch-unit", required_argument, NULL, OPTION_EPOCH_UNIT },
+	{ "group-by", required_argument, NULL, 'g' },
 	{ "header", no_argument, NULL, 'H' },
+	{ "hll-bits", required_argument, NULL, OPTION_HLL_BITS },
 	{ "help", no_argument, NULL, 'h' },
 	{ "min-count", required_argument, NULL, 'm' },
 	{ "na", required_argument, NULL, OPTION_NA },
@@ -52,6 +59,7 @@ static const struct option long_options[] = {
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "step", required_argument, NULL, 's' },
 	{ "strict", no_argument, NULL, OPTION_STRICT },
+	{ "time", required_argument, NULL, 't' },
 	{ "version", no_argument, NULL, 'V' },
 	{ "window", required_argument, NULL, 'w' },
 	{ NULL, 0, NULL, 0 }
@@ -73,10 +81,15 @@ help(void)
 "\n"
 "Aggregates: sum, avg (mean), count, min, max, var, stddev.\n"
 "  COLUMN  field number from 1 (default 1), or a header name with -H\n"
-"  WINDOW  this aggregate's window in rows (default: -w)\n"
+"  WINDOW  this aggregate's window: rows (100), or with -t a duration\n"
+"          (250ms, 30s, 1.5m, 2h, 1d); default: -w\n"
 "\n"
 "Options:\n"
-"  -w, --window=ROWS            window for every aggregate without @WINDOW\n"
+"  -w, --window=SIZE            window for every aggregate without @WINDOW\n"
+"  -t, --time=COLUMN            the column of each record's timestamp: epoch\n"
+"                               seconds, ISO 8601 or Common Log Format\n"
+"      --epoch-unit=U           s (default), ms, us or ns for epoch timestamps\n"
+"  -g, --group-by=COLUMN        separate windows for every value of COLUMN\n"
 "  -c, --csv                    input is CSV (same as -d ,)\n"
 "  -d, --delimiter=C            input is delimited by C, with CSV quoting;\n"
 "                               \\t or tab for TAB (default: runs of blanks)\n"
@@ -87,6 +100,7 @@ help(void)
 "                               input delimiter; \\t or tab)\n"
 "  -C, --skip-comments          skip lines that begin with # after blanks\n"
 "  -s, --step=N                 write only every Nth record's results\n"
+"                               (per key with -g)\n"
 "  -m, --min-count=N            null until a window holds N values (default 1)\n"
 "  -p, --precision=N            N digits after the point (0 to 30)\n"
 "      --null=TEXT              what a null result prints as (default empty)\n"
@@ -179,6 +193,41 @@ option_na_list(const char *text, size_t *count, char **copy_out)
 	return texts;
 }
 
+/*
+ * Parses the argument of -t or -g: a field number or, with -H, a header name;
+ * a usage error otherwise.
+ */
+static struct column_ref
+option_column(const char *option, const char *text)
+{
+	struct column_ref column;
+
+	if (column_parse(text, strlen(text), &column) != 0)
+		usage_error("invalid column '%s' for %s: a field number from 1, or a name with -H",
+		    text, option);
+	return column;
+}
+
+/* Fills the per-run seed of hash tables: SWAG_HASH_SEED when set (for tests), else random. */
+static uint64_t
+hash_seed(void)
+{
+	const char *text = getenv("SWAG_HASH_SEED");
+	uint64_t seed = 0;
+
+	if (text != NULL && *text != '\0')
+		return strtoull(text, NULL, 0);
+	if (getrandom(&seed, sizeof(seed), GRND_NONBLOCK) != (ssize_t)sizeof(seed)) {
+		struct timespec now;
+
+		/* No entropy yet (early boot): the clock and the pid still differ per run. */
+		clock_gettime(CLOCK_REALTIME, &now);
+		seed = (uint64_t)now.tv_nsec * 0x9e3779b97f4a7c15u ^ (uint64_t)now.tv_sec ^
+		    (uint64_t)getpid() << 32;
+	}
+	return seed;
+}
+
 /* Writes one summary line per kind of bad input seen, unless -q. */
 static void
 report_problems(const struct pipeline_report *report)
@@ -194,6 +243,24 @@ report_problems(const struct pipeline_report *report)
 	if (p->count > 0)
 		warn_message("%llu %s too few fields (first: line %llu, column %zu)",
 		    (unsigned long long)p->count, p->count == 1 ? "record had" : "records had",
+		    (unsigned long long)p->first_line, p->first_column);
+	p = &report->problems[PROBLEM_BAD_TIMESTAMP];
+	if (p->count > 0)
+		warn_message("%llu %s not be read, taken as the newest before "
+		    "(first: line %llu, column %zu)", (unsigned long long)p->count,
+		    p->count == 1 ? "timestamp could" : "timestamps could",
+		    (unsigned long long)p->first_line, p->first_column);
+	p = &report->problems[PROBLEM_TIME_BACKWARDS];
+	if (p->count > 0)
+		warn_message("%llu %s backwards, taken as the newest before "
+		    "(first: line %llu, column %zu)", (unsigned long long)p->count,
+		    p->count == 1 ? "timestamp went" : "timestamps went",
+		    (unsigned long long)p->first_line, p->first_column);
+	p = &report->problems[PROBLEM_EPOCH_UNIT];
+	if (p->count > 0)
+		warn_message("%llu %s above 1e11 seconds, probably not in seconds: see "
+		    "--epoch-unit (first: line %llu, column %zu)", (unsigned long long)p->count,
+		    p->count == 1 ? "timestamp was" : "timestamps were",
 		    (unsigned long long)p->first_line, p->first_column);
 }
 
@@ -222,6 +289,14 @@ report_failure(const struct pipeline_report *r)
 	if (r->failed_kind == PROBLEM_NOT_NUMBER)
 		warn_message("line %llu, column %zu: '%s' is not a number",
 		    (unsigned long long)r->failed_line, r->failed_column, quoted);
+	else if (r->failed_kind == PROBLEM_BAD_TIMESTAMP)
+		warn_message("line %llu, column %zu: '%s' is not a timestamp%s",
+		    (unsigned long long)r->failed_line, r->failed_column, quoted,
+		    r->problems[PROBLEM_EPOCH_UNIT].count > 0 ?
+		    " (above 1e11 seconds: see --epoch-unit)" : "");
+	else if (r->failed_kind == PROBLEM_TIME_BACKWARDS)
+		warn_message("line %llu, column %zu: timestamp '%s' goes backwards",
+		    (unsigned long long)r->failed_line, r->failed_column, quoted);
 	else
 		warn_message("line %llu, column %zu: the record has only %zu field%s",
 		    (unsigned long long)r->failed_line, r->failed_column, r->failed_field_count,
@@ -239,18 +314,19 @@ main(int argc, char *argv[])
 	};
 	struct window_size default_window = { 0 };
 	bool have_default_window = false, quiet = false, have_output_delimiter = false;
-	uint64_t min_count = 1;
+	uint64_t min_count = 1, hll_bits = 12;
 	struct agg_spec *specs;
 	static struct output out;
 	struct pipeline_report report;
 	enum pipeline_status status;
 	int option, exit_status = EXIT_OK;
+	uint64_t seed;
 	char *na_copy = NULL;
 
 	/* Messages name the program swag however it was called; getopt takes argv[0]. */
 	argv[0] = "swag";
 	/* Numbers are read and written in the C locale: swag never calls setlocale(). */
-	while ((option = getopt_long(argc, argv, "acCd:Hho:m:p:qs:Vw:", long_options, NULL)) != -1) {
+	while ((option = getopt_long(argc, argv, "acCd:g:Hho:m:p:qs:t:Vw:", long_options, NULL)) != -1) {
 		switch (option) {
 		case 'a':
 			config.append = true;
@@ -263,6 +339,10 @@ main(int argc, char *argv[])
 			break;
 		case 'd':
 			config.input_delimiter = option_delimiter(optarg);
+			break;
+		case 'g':
+			config.has_group = true;
+			config.group_column = option_column("-g", optarg);
 			break;
 		case 'H':
 			config.header = true;
@@ -290,14 +370,35 @@ main(int argc, char *argv[])
 		case 's':
 			config.step = option_count("step", optarg, UINT64_MAX / 2);
 			break;
+		case 't':
+			config.has_time = true;
+			config.time_column = option_column("-t", optarg);
+			break;
 		case 'V':
 			puts("swag " SWAG_VERSION);
 			return fflush(stdout) == 0 && !ferror(stdout) ? EXIT_OK : EXIT_RESOURCE;
 		case 'w':
 			if (window_parse(optarg, strlen(optarg), &default_window) != 0)
-				usage_error("invalid window '%s': a row count from 1 to %llu", optarg,
-				    (unsigned long long)WINDOW_ROWS_MAX);
+				usage_error("invalid window '%s': a row count from 1 to %llu, or a "
+				    "duration such as 30s", optarg, (unsigned long long)WINDOW_ROWS_MAX);
 			have_default_window = true;
+			break;
+		case OPTION_EPOCH_UNIT:
+			if (strcmp(optarg, "s") == 0)
+				config.epoch_unit = EPOCH_SECONDS;
+			else if (strcmp(optarg, "ms") == 0)
+				config.epoch_unit = EPOCH_MILLISECONDS;
+			else if (strcmp(optarg, "us") == 0)
+				config.epoch_unit = EPOCH_MICROSECONDS;
+			else if (strcmp(optarg, "ns") == 0)
+				config.epoch_unit = EPOCH_NANOSECONDS;
+			else
+				usage_error("invalid epoch unit '%s': s, ms, us or ns", optarg);
+			break;
+		case OPTION_HLL_BITS:
+			hll_bits = option_count("HyperLogLog precision", optarg, 18);
+			if (hll_bits < 4)
+				usage_error("invalid HyperLogLog precision '%s': from 4 to 18", optarg);
 			break;
 		case OPTION_NA:
 			mem_free(na_copy);
@@ -317,6 +418,8 @@ main(int argc, char *argv[])
 	}
 	argc -= optind;
 	argv += optind;
+	seed = hash_seed();
+	config.hash_seed = seed;
 	if (argc == 0)
 		usage_error("no aggregate given");
 	specs = mem_realloc(NULL, (size_t)argc * sizeof(*specs));
@@ -335,8 +438,8 @@ main(int argc, char *argv[])
 		case SPEC_BAD_COLUMN:
 			usage_error("invalid column in '%s': a field number from 1", argv[i]);
 		case SPEC_BAD_WINDOW:
-			usage_error("invalid window in '%s': a row count from 1 to %llu", argv[i],
-			    (unsigned long long)WINDOW_ROWS_MAX);
+			usage_error("invalid window in '%s': a row count from 1 to %llu, or a "
+			    "duration such as 30s", argv[i], (unsigned long long)WINDOW_ROWS_MAX);
 		}
 		if (spec->column_name != NULL && !config.header)
 			usage_error("column '%.*s' in '%s' is a name: names need -H (--header)",
@@ -347,8 +450,18 @@ main(int argc, char *argv[])
 				    argv[i]);
 			spec->window = default_window;
 		}
+		if (spec->window.nanos > 0 && !config.has_time)
+			usage_error("window of '%s' is a duration: durations need -t (--time)",
+			    argv[i]);
 		spec->params.min_count = min_count;
+		spec->params.hll_bits = (unsigned)hll_bits;
+		spec->params.hash_seed = seed;
 	}
+	if ((config.time_column.name != NULL || config.group_column.name != NULL) &&
+	    !config.header)
+		usage_error("column '%s' of %s is a name: names need -H (--header)",
+		    config.time_column.name != NULL ? config.time_column.name :
+		    config.group_column.name, config.time_column.name != NULL ? "-t" : "-g");
 	config.specs = specs;
 	config.spec_count = (size_t)argc;
 	config.null_len = strlen(config.null_text);
@@ -379,16 +492,13 @@ main(int argc, char *argv[])
 		    (unsigned long long)report.failed_line, report.failed_column);
 		exit_status = EXIT_BAD_INPUT;
 		break;
-	case PIPELINE_UNKNOWN_COLUMN: {
-		const struct agg_spec *spec = &specs[report.failed_spec];
-
-		warn_message("unknown column '%.*s' in '%s'; the header has: %s",
-		    (int)spec->column_name_len, spec->column_name, spec->text,
+	case PIPELINE_UNKNOWN_COLUMN:
+		warn_message("unknown column '%.*s'; the header has: %s",
+		    (int)report.failed_column_name_len, report.failed_column_name,
 		    report.header_names != NULL ? report.header_names : "(out of memory)");
 		fputs("Try 'swag --help' for more information.\n", stderr);
 		exit_status = EXIT_USAGE;
 		break;
-	}
 	case PIPELINE_UTF16:
 		warn_message("input is UTF-16");
 		exit_status = EXIT_BAD_INPUT;

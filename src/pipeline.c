@@ -6,12 +6,15 @@
 
 #include "agg.h"
 #include "csvread.h"
+#include "keytable.h"
 #include "mem.h"
 #include "numparse.h"
 #include "numprint.h"
 #include "pipeline.h"
 #include "reader.h"
 #include "record.h"
+#include "timestamp.h"
+#include "window.h"
 
 /* One column that some aggregate reads, and its value in the current record. */
 struct column {
@@ -20,16 +23,38 @@ struct column {
 	struct agg_value value;
 };
 
+/*
+ * One key's windows (the only one without -g).  With -g the groups are also in a
+ * list from the least to the most recently seen, so that those whose windows have
+ * all emptied with time can be found at its head and reclaimed.
+ */
+struct group {
+	struct window_set windows;
+	uint64_t records;		/* data records with this key, for -s */
+	int64_t newest;			/* the timestamp of its last record */
+	struct group *older, *newer;
+	char *key;			/* the key's text, owned */
+	size_t key_len;
+};
+
 struct pipeline {
 	const struct pipeline_config *config;
 	struct output *out;
 	struct pipeline_report *report;
 	enum pipeline_status status;	/* what stopped the run, from a callback */
-	struct agg **aggs;		/* one per spec */
-	size_t *agg_column;		/* index into columns, per spec */
+	const struct agg_value **values; /* per spec: the value of its column */
 	struct column *columns;		/* the distinct columns read */
 	size_t column_count;
-	size_t max_column;
+	size_t max_column;		/* the largest field number anything reads */
+	size_t time_column;		/* -t's field number, or 0 */
+	size_t group_column;		/* -g's field number, or 0 */
+	struct group single;		/* the windows without -g */
+	struct keytable *groups;	/* with -g: key -> struct group */
+	struct group *oldest, *newest;	/* with -g: the groups, least recent first */
+	bool reclaim;			/* groups whose windows emptied are freed */
+	int64_t longest;		/* the longest time window */
+	bool have_time;			/* a timestamp has been read */
+	int64_t time;			/* the newest timestamp read */
 	bool awaiting_header;		/* -H and no record read yet */
 	bool quote_output;		/* delimited output: quote fields that need it */
 	bool quote_numbers;		/* ... even numbers: the delimiter may be in one */
@@ -133,6 +158,27 @@ is_blank(char c)
 }
 
 /*
+ * Points v at the field's text without surrounding blanks (a quoted CSV field keeps
+ * them; a value is identified without).  Returns false when the field is missing:
+ * empty, or an --na text.
+ */
+static bool
+field_value(const struct pipeline_config *config, const struct field *field,
+    struct agg_value *v)
+{
+	v->text = field->text;
+	v->text_len = field->len;
+	while (v->text_len > 0 && is_blank(v->text[0])) {
+		v->text++;
+		v->text_len--;
+	}
+	while (v->text_len > 0 && is_blank(v->text[v->text_len - 1]))
+		v->text_len--;
+	return v->text_len > 0 && !(config->na_count > 0 &&
+	    is_na_text(config, v->text, v->text_len));
+}
+
+/*
  * Turns the record's fields into the value of every column read.  Returns false
  * when --strict stops the run.
  */
@@ -148,6 +194,8 @@ pipeline_read_columns(struct pipeline *p, const struct record *record)
 		const struct field *field;
 
 		v->has_text = v->has_number = false;
+		if (c->number == 0)
+			continue;
 		if (c->number > record->field_count) {
 			/*
 			 * A blank line is a record whose fields are all missing, not a
@@ -162,17 +210,7 @@ pipeline_read_columns(struct pipeline *p, const struct record *record)
 			continue;
 		}
 		field = &record->fields[c->number - 1];
-		v->text = field->text;
-		v->text_len = field->len;
-		/* A quoted CSV field keeps its blanks; a value is identified without them. */
-		while (v->text_len > 0 && is_blank(v->text[0])) {
-			v->text++;
-			v->text_len--;
-		}
-		while (v->text_len > 0 && is_blank(v->text[v->text_len - 1]))
-			v->text_len--;
-		if (v->text_len == 0 || (config->na_count > 0 &&
-		    is_na_text(config, v->text, v->text_len)))
+		if (!field_value(config, field, v))
 			continue;
 		v->has_text = true;
 		if (!c->numeric)
@@ -289,46 +327,212 @@ write_input_record(struct pipeline *p, const struct record *record)
 }
 
 /*
- * Moves every window one record on and, on a step, writes the result record.
- * Returns 0, or -1 when a window cannot grow.
+ * Reads the record's timestamp into p->time: the newest seen when the field is
+ * missing, unreadable, or older than that.  Returns false when --strict stops the
+ * run.
+ */
+static bool
+pipeline_read_time(struct pipeline *p, const struct record *record)
+{
+	const struct pipeline_config *config = p->config;
+	const struct field *field;
+	struct agg_value v;
+	int64_t t;
+	bool ok;
+
+	if (p->time_column > record->field_count)
+		return true;	/* counted with the record's other missing fields */
+	field = &record->fields[p->time_column - 1];
+	if (!field_value(config, field, &v))
+		return true;
+	/* In blank-separated input a date and a time, or "[date" and "zone]", are two fields. */
+	if (config->input_delimiter == '\0' && p->time_column < record->field_count &&
+	    timestamp_is_first_half(v.text, v.text_len)) {
+		const struct field *next = &record->fields[p->time_column];
+
+		ok = parse_timestamp_pair(v.text, v.text_len, next->text, next->len, &t);
+	} else {
+		ok = parse_timestamp(v.text, v.text_len, config->epoch_unit, &t);
+	}
+	if (!ok) {
+		/* An epoch beyond 1e11 s (past 2262, unreadable) is probably in milliseconds. */
+		if (epoch_exceeds_1e11_seconds(v.text, v.text_len, config->epoch_unit)) {
+			struct problem *hint = &p->report->problems[PROBLEM_EPOCH_UNIT];
+
+			if (hint->count++ == 0) {
+				hint->first_line = record->line;
+				hint->first_column = p->time_column;
+			}
+		}
+		return !pipeline_problem(p, PROBLEM_BAD_TIMESTAMP, record->line, p->time_column,
+		    field, record->field_count);
+	}
+	if (p->have_time && t < p->time)
+		return !pipeline_problem(p, PROBLEM_TIME_BACKWARDS, record->line, p->time_column,
+		    field, record->field_count);
+	p->time = t;
+	p->have_time = true;
+	return true;
+}
+
+/* Frees a group and its windows. */
+static void
+group_free(struct group *g)
+{
+	window_set_free(&g->windows);
+	mem_free(g->key);
+	mem_free(g);
+}
+
+/* Unlinks g from the list of groups. */
+static void
+group_unlink(struct pipeline *p, struct group *g)
+{
+	if (g->older != NULL)
+		g->older->newer = g->newer;
+	else
+		p->oldest = g->newer;
+	if (g->newer != NULL)
+		g->newer->older = g->older;
+	else
+		p->newest = g->older;
+	g->older = g->newer = NULL;
+}
+
+/* Links g as the most recently seen group. */
+static void
+group_link_newest(struct pipeline *p, struct group *g)
+{
+	g->older = p->newest;
+	g->newer = NULL;
+	if (p->newest != NULL)
+		p->newest->newer = g;
+	else
+		p->oldest = g;
+	p->newest = g;
+}
+
+/*
+ * Finds the group of the record's key, making it when it is new.  The key is the
+ * field's exact text (without surrounding blanks); a missing field is the empty key.
+ * Returns NULL when memory is short.
+ */
+static struct group *
+pipeline_group(struct pipeline *p, const struct record *record)
+{
+	const char *key = "";
+	size_t len = 0;
+	struct group *g;
+
+	if (p->group_column <= record->field_count) {
+		const struct field *f = &record->fields[p->group_column - 1];
+
+		key = f->text;
+		len = f->len;
+		while (len > 0 && is_blank(key[0])) {
+			key++;
+			len--;
+		}
+		while (len > 0 && is_blank(key[len - 1]))
+			len--;
+	}
+	if ((g = keytable_find(p->groups, key, len)) != NULL)
+		return g;
+	if ((g = mem_realloc(NULL, sizeof(*g))) == NULL)
+		return NULL;
+	memset(g, 0, sizeof(*g));
+	if ((g->key = mem_realloc(NULL, len ? len : 1)) == NULL) {
+		group_free(g);
+		return NULL;
+	}
+	memcpy(g->key, key, len);
+	g->key_len = len;
+	if (window_set_init(&g->windows, p->config->specs, p->config->spec_count) != 0 ||
+	    keytable_insert(p->groups, g->key, len, g) != 0) {
+		group_free(g);
+		return NULL;
+	}
+	group_link_newest(p, g);
+	return g;
+}
+
+/*
+ * Frees the groups whose windows are all time windows and have all emptied: every
+ * record of theirs is older than the longest window, so the key's next record would
+ * find them empty anyway.  A long tail -f over ever-new keys thus keeps only the
+ * live ones.
+ */
+static void
+pipeline_reclaim(struct pipeline *p)
+{
+	while (p->oldest != NULL && p->oldest != p->newest &&
+	    (uint64_t)p->time - (uint64_t)p->oldest->newest >= (uint64_t)p->longest) {
+		struct group *g = p->oldest;
+
+		group_unlink(p, g);
+		keytable_remove(p->groups, g->key, g->key_len);
+		group_free(g);
+	}
+}
+
+/*
+ * Moves the record's key's windows one record on and, on a step, writes the result
+ * record.  Returns 0, or -1 with p->status set when the run must stop.
  */
 static int
 pipeline_data_record(struct pipeline *p, const struct record *record)
 {
 	const struct pipeline_config *config = p->config;
-	bool write = ++p->records % config->step == 0;
+	struct group *g = &p->single;
 	struct agg_result result;
+	bool write;
 
-	if (write && config->append) {
-		write_input_record(p, record);
-		output_byte(p->out, config->output_delimiter);
-	}
-	for (size_t i = 0; i < config->spec_count; i++) {
-		struct agg *agg = p->aggs[i];
-		const struct agg_kind *kind = agg->kind;
-
-		/* Pop first: a full window of W slots never needs a W+1st. */
-		if (kind->size(agg) == config->specs[i].window.rows)
-			kind->pop(agg);
-		if (kind->push(agg, &p->columns[p->agg_column[i]].value) != 0)
+	if (config->has_time && !pipeline_read_time(p, record))
+		return -1;
+	if (config->has_group) {
+		if ((g = pipeline_group(p, record)) == NULL) {
+			p->status = PIPELINE_NO_MEMORY;
 			return -1;
-		if (write) {
+		}
+		group_unlink(p, g);
+		group_link_newest(p, g);
+		g->newest = p->time;
+	}
+	/* A record before any readable timestamp belongs to no window. */
+	if ((!config->has_time || p->have_time) &&
+	    window_set_push(&g->windows, config->specs, p->time, p->values) != 0) {
+		p->status = PIPELINE_NO_MEMORY;
+		return -1;
+	}
+	write = ++g->records % config->step == 0;
+	if (write) {
+		if (config->append) {
+			write_input_record(p, record);
+			output_byte(p->out, config->output_delimiter);
+		} else if (config->has_group) {
+			write_text(p, g->key, g->key_len);
+			output_byte(p->out, config->output_delimiter);
+		}
+		for (size_t i = 0; i < config->spec_count; i++) {
+			struct agg *agg = g->windows.aggs[i];
+
 			if (i > 0)
 				output_byte(p->out, config->output_delimiter);
-			kind->result(agg, &result);
+			agg->kind->result(agg, &result);
 			write_result(p, &result);
 		}
-	}
-	if (write)
 		output_byte(p->out, '\n');
+	}
+	if (p->reclaim)
+		pipeline_reclaim(p);
 	return 0;
 }
 
 /*
- * Builds the column table from the specs' field numbers, and grows the field table
- * of whitespace input to hold them.  Returns 0, or -1 when memory is short.
+ * Builds the column table from the specs' field numbers, once they are known (at
+ * the start, or after the header).
  */
-static int
+static void
 pipeline_bind_columns(struct pipeline *p)
 {
 	const struct pipeline_config *config = p->config;
@@ -346,11 +550,17 @@ pipeline_bind_columns(struct pipeline *p)
 		}
 		if (spec->kind->input == AGG_INPUT_NUMBER)
 			p->columns[c].numeric = true;
-		p->agg_column[i] = c;
+		p->values[i] = &p->columns[c].value;
 		if (spec->column > p->max_column)
 			p->max_column = spec->column;
 	}
-	return 0;
+	/* A timestamp may take the field after its own (a date, then a time). */
+	if (p->time_column + 1 > p->max_column && config->input_delimiter == '\0')
+		p->max_column = p->time_column + 1;
+	if (p->time_column > p->max_column)
+		p->max_column = p->time_column;
+	if (p->group_column > p->max_column)
+		p->max_column = p->group_column;
 }
 
 /* Appends ", "-separated header names for the unknown-column message. */
@@ -378,8 +588,80 @@ join_header_names(const struct record *record)
 }
 
 /*
- * Takes the header record: resolves the columns named in the specs and writes the
- * output header.  Returns false when the run must stop (p->status says why).
+ * Writes a result's name for the output header: AGG(NAME)@WINDOW, AGG and @WINDOW as
+ * written, NAME the column's header text (or its number past the header's end),
+ * quoted as one CSV field when it needs it.
+ */
+static void
+write_header_label(struct pipeline *p, const struct agg_spec *spec, const struct record *header)
+{
+	const char *name = NULL;
+	size_t name_len = 0, window_len = strlen(spec->text + spec->window_offset), len;
+	char number[24], *label;
+
+	if (spec->column <= header->field_count) {
+		name = header->fields[spec->column - 1].text;
+		name_len = header->fields[spec->column - 1].len;
+	} else {
+		name = number;
+		name_len = format_uint(spec->column, number);
+	}
+	len = spec->name_len + 1 + name_len + 1 + window_len;
+	if ((label = mem_realloc(NULL, len)) == NULL) {
+		/* Unquoted, piece by piece: still right for any label that needs no quotes. */
+		output_write(p->out, spec->text, spec->name_len);
+		output_byte(p->out, '(');
+		output_write(p->out, name, name_len);
+		output_byte(p->out, ')');
+		output_write(p->out, spec->text + spec->window_offset, window_len);
+		return;
+	}
+	memcpy(label, spec->text, spec->name_len);
+	label[spec->name_len] = '(';
+	memcpy(label + spec->name_len + 1, name, name_len);
+	label[spec->name_len + 1 + name_len] = ')';
+	memcpy(label + spec->name_len + 2 + name_len, spec->text + spec->window_offset, window_len);
+	write_text(p, label, len);
+	mem_free(label);
+}
+
+/*
+ * Finds the header field called name; stores its number in *number.  Returns false,
+ * with the unknown-column report filled, when there is none.
+ */
+static bool
+resolve_column(struct pipeline *p, const struct record *header, const char *name,
+    size_t len, size_t *number)
+{
+	for (size_t c = 0; c < header->field_count; c++)
+		if (header->fields[c].len == len && memcmp(header->fields[c].text, name, len) == 0) {
+			*number = c + 1;
+			return true;
+		}
+	p->report->failed_column_name = name;
+	p->report->failed_column_name_len = len;
+	p->report->header_names = join_header_names(header);
+	p->status = PIPELINE_UNKNOWN_COLUMN;
+	return false;
+}
+
+/* Writes a column's name for the output header: its header text, or its number. */
+static void
+write_column_name(struct pipeline *p, const struct record *header, size_t number)
+{
+	if (number <= header->field_count) {
+		write_text(p, header->fields[number - 1].text, header->fields[number - 1].len);
+	} else {
+		char *buf = output_reserve(p->out, 20);
+
+		output_commit(p->out, format_uint(number, buf));
+	}
+}
+
+/*
+ * Takes the header record: resolves the columns named in the specs and options,
+ * and writes the output header.  Returns false when the run must stop (p->status
+ * says why).
  */
 static bool
 pipeline_header(struct pipeline *p, const struct record *record)
@@ -389,48 +671,30 @@ pipeline_header(struct pipeline *p, const struct record *record)
 
 	for (size_t i = 0; i < config->spec_count; i++) {
 		struct agg_spec *spec = &config->specs[i];
-		size_t c;
 
-		if (spec->column_name == NULL)
-			continue;
-		for (c = 0; c < record->field_count; c++)
-			if (record->fields[c].len == spec->column_name_len &&
-			    memcmp(record->fields[c].text, spec->column_name, spec->column_name_len) == 0)
-				break;
-		if (c == record->field_count) {
-			p->report->failed_spec = i;
-			p->report->header_names = join_header_names(record);
-			p->status = PIPELINE_UNKNOWN_COLUMN;
+		if (spec->column_name != NULL && !resolve_column(p, record, spec->column_name,
+		    spec->column_name_len, &spec->column))
 			return false;
-		}
-		spec->column = c + 1;
 	}
+	if (config->time_column.name != NULL && !resolve_column(p, record,
+	    config->time_column.name, config->time_column.name_len, &p->time_column))
+		return false;
+	if (config->group_column.name != NULL && !resolve_column(p, record,
+	    config->group_column.name, config->group_column.name_len, &p->group_column))
+		return false;
 	pipeline_bind_columns(p);
 	if (config->append) {
 		write_input_record(p, record);
 		output_byte(out, config->output_delimiter);
+	} else if (config->has_group) {
+		write_column_name(p, record, p->group_column);
+		output_byte(out, config->output_delimiter);
 	}
 	for (size_t i = 0; i < config->spec_count; i++) {
 		const struct agg_spec *spec = &config->specs[i];
-		const char *window = memrchr(spec->text, '@', strlen(spec->text));
-
 		if (i > 0)
 			output_byte(out, config->output_delimiter);
-		/* AGG(NAME)@WINDOW, NAME the column's header text, or its number past the end. */
-		output_write(out, spec->text, spec->name_len);
-		output_byte(out, '(');
-		if (spec->column <= record->field_count) {
-			const struct field *f = &record->fields[spec->column - 1];
-
-			output_write(out, f->text, f->len);
-		} else {
-			char *buf = output_reserve(out, 20);
-
-			output_commit(out, format_uint(spec->column, buf));
-		}
-		output_byte(out, ')');
-		if (window != NULL)
-			output_write(out, window, strlen(window));
+		write_header_label(p, spec, record);
 	}
 	output_byte(out, '\n');
 	return true;
@@ -452,10 +716,8 @@ pipeline_record(void *context, const struct record *record)
 	} else {
 		if (!pipeline_read_columns(p, record))
 			return -1;
-		if (pipeline_data_record(p, record) != 0) {
-			p->status = PIPELINE_NO_MEMORY;
+		if (pipeline_data_record(p, record) != 0)
 			return -1;
-		}
 	}
 	if (p->out->error != 0) {
 		p->status = PIPELINE_WRITE_ERROR;
@@ -581,8 +843,9 @@ run_delimited(struct pipeline *p, struct reader *reader)
 }
 
 /*
- * Builds the windows and, unless a header must name them first, the column table.
- * Returns 0, or -1 when memory is short (what was built is freed by pipeline_free).
+ * Builds the windows (without -g) and, unless a header must name them first, the
+ * column table.  Returns 0, or -1 when memory is short (what was built is freed by
+ * pipeline_free).
  */
 static int
 pipeline_init(struct pipeline *p, const struct pipeline_config *config)
@@ -595,36 +858,52 @@ pipeline_init(struct pipeline *p, const struct pipeline_config *config)
 	p->quote_output = config->input_delimiter != 0;
 	p->quote_numbers = p->quote_output && config->output_delimiter != '\0' &&
 	    strchr("0123456789.+-eEinfa", config->output_delimiter) != NULL;
-	if (mem_array_size(n, sizeof(*p->aggs), &bytes) != 0 ||
-	    (p->aggs = mem_realloc(NULL, bytes)) == NULL)
-		return -1;
-	for (size_t i = 0; i < n; i++)
-		p->aggs[i] = NULL;
-	if (mem_array_size(n, sizeof(*p->agg_column), &bytes) != 0 ||
-	    (p->agg_column = mem_realloc(NULL, bytes)) == NULL ||
-	    mem_array_size(n, sizeof(*p->columns), &bytes) != 0 ||
+	p->time_column = config->has_time ? config->time_column.number : 0;
+	p->group_column = config->has_group ? config->group_column.number : 0;
+	/*
+	 * Groups can be reclaimed when every window is a time window; with -s a key's
+	 * step count must survive, so they are kept.
+	 */
+	p->reclaim = config->has_group && config->step == 1;
+	for (size_t i = 0; i < n; i++) {
+		if (config->specs[i].window.nanos == 0)
+			p->reclaim = false;
+		else if (config->specs[i].window.nanos > p->longest)
+			p->longest = config->specs[i].window.nanos;
+	}
+	if (mem_array_size(n, sizeof(*p->values), &bytes) != 0 ||
+	    (p->values = mem_realloc(NULL, bytes ? bytes : 1)) == NULL ||
+	    mem_array_size(n + 2, sizeof(*p->columns), &bytes) != 0 ||
 	    (p->columns = mem_realloc(NULL, bytes)) == NULL)
 		return -1;
-	for (size_t i = 0; i < n; i++) {
-		const struct agg_spec *spec = &config->specs[i];
-
-		if ((p->aggs[i] = spec->kind->create(spec->kind, &spec->params)) == NULL)
+	if (config->has_group) {
+		if ((p->groups = keytable_create(config->hash_seed)) == NULL)
 			return -1;
+	} else if (window_set_init(&p->single.windows, config->specs, n) != 0) {
+		return -1;
 	}
 	if (!config->header)
-		return pipeline_bind_columns(p);
+		pipeline_bind_columns(p);
 	return 0;
+}
+
+/* keytable_each's visitor: frees a group. */
+static void
+free_group(void *group, void *context)
+{
+	(void)context;
+	group_free(group);
 }
 
 static void
 pipeline_free(struct pipeline *p)
 {
-	if (p->aggs != NULL)
-		for (size_t i = 0; i < p->config->spec_count; i++)
-			if (p->aggs[i] != NULL)
-				p->aggs[i]->kind->destroy(p->aggs[i]);
-	mem_free(p->aggs);
-	mem_free(p->agg_column);
+	window_set_free(&p->single.windows);
+	if (p->groups != NULL) {
+		keytable_each(p->groups, free_group, NULL);
+		keytable_destroy(p->groups);
+	}
+	mem_free(p->values);
 	mem_free(p->columns);
 	mem_free(p->fields);
 }

@@ -16,6 +16,7 @@
 
 #include "output.h"
 #include "spec.h"
+#include "timestamp.h"
 
 struct pipeline_config {
 	struct agg_spec *specs;		/* every spec's window is set; named columns
@@ -32,13 +33,24 @@ struct pipeline_config {
 	size_t null_len;
 	const char *const *na_texts;	/* field texts that mean "missing" */
 	size_t na_count;
-	uint64_t step;			/* -s: write every step-th record's results */
+	uint64_t step;			/* -s: write every step-th record's results,
+					   counted per key */
+	bool has_time;			/* -t: records carry timestamps */
+	struct column_ref time_column;
+	enum epoch_unit epoch_unit;
+	bool has_group;			/* -g: windows per key */
+	struct column_ref group_column;
+	uint64_t hash_seed;		/* seeds the key table against flooding */
 };
 
 /* The kinds of bad input that are counted (or, with --strict, fatal). */
 enum problem_kind {
 	PROBLEM_NOT_NUMBER,	/* a numeric aggregate's field is not a number */
 	PROBLEM_SHORT_RECORD,	/* a record has too few fields for a column */
+	PROBLEM_BAD_TIMESTAMP,	/* a timestamp that cannot be read */
+	PROBLEM_TIME_BACKWARDS,	/* a timestamp older than the newest seen */
+	PROBLEM_EPOCH_UNIT,	/* an epoch above 1e11 s: probably not seconds (a warning
+				   only, never fatal) */
 	PROBLEM_KINDS
 };
 
@@ -54,7 +66,7 @@ enum pipeline_status {
 	PIPELINE_MALFORMED_CSV,	/* --strict: bad quoting at failed_line, failed_column */
 	PIPELINE_OPEN_QUOTE,	/* a quoted field opened at failed_line never closed */
 	PIPELINE_UTF16,		/* the input is UTF-16 */
-	PIPELINE_UNKNOWN_COLUMN, /* specs[failed_spec] names no column of the header */
+	PIPELINE_UNKNOWN_COLUMN, /* failed_column_name is no column of the header */
 	PIPELINE_READ_ERROR,	/* errno in error_number */
 	PIPELINE_WRITE_ERROR,	/* errno in error_number */
 	PIPELINE_NO_MEMORY
@@ -73,9 +85,11 @@ struct pipeline_report {
 	char failed_text[PIPELINE_QUOTE_MAX];
 	size_t failed_text_len;			/* may be less than the field's length */
 	bool failed_text_cut;			/* the field was longer */
-	size_t failed_spec;			/* with PIPELINE_UNKNOWN_COLUMN */
-	char *header_names;			/* with PIPELINE_UNKNOWN_COLUMN: the header's
-						   names, ", "-separated; the caller frees it */
+	/* With PIPELINE_UNKNOWN_COLUMN: the name, and the header's names,
+	   ", "-separated (header_names is the caller's to free). */
+	const char *failed_column_name;
+	size_t failed_column_name_len;
+	char *header_names;
 };
 
 /*

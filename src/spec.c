@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "spec.h"
+#include "timestamp.h"
 
 int
 parse_count(const char *text, size_t len, uint64_t max, uint64_t *value)
@@ -25,10 +26,45 @@ parse_count(const char *text, size_t len, uint64_t max, uint64_t *value)
 	return 0;
 }
 
+/* True when text[0, len) is one or more digits. */
+static bool
+all_digits(const char *text, size_t len)
+{
+	for (size_t i = 0; i < len; i++)
+		if (text[i] < '0' || text[i] > '9')
+			return false;
+	return len > 0;
+}
+
 int
 window_parse(const char *text, size_t len, struct window_size *window)
 {
-	return parse_count(text, len, WINDOW_ROWS_MAX, &window->rows);
+	window->rows = 0;
+	window->nanos = 0;
+	if (all_digits(text, len))
+		return parse_count(text, len, WINDOW_ROWS_MAX, &window->rows);
+	return parse_duration(text, len, &window->nanos) ? 0 : -1;
+}
+
+int
+column_parse(const char *text, size_t len, struct column_ref *column)
+{
+	uint64_t number;
+
+	column->number = 0;
+	column->name = NULL;
+	column->name_len = 0;
+	if (len == 0)
+		return -1;
+	if (!all_digits(text, len)) {
+		column->name = text;
+		column->name_len = len;
+		return 0;
+	}
+	if (parse_count(text, len, SIZE_MAX / 2, &number) != 0)
+		return -1;
+	column->number = (size_t)number;
+	return 0;
 }
 
 enum spec_status
@@ -39,32 +75,26 @@ spec_parse(const char *text, struct agg_spec *spec)
 	const char *end = at != NULL ? at : text + len;
 	const char *colon = memchr(text, ':', (size_t)(end - text));
 	const char *name_end = colon != NULL ? colon : end;
-	uint64_t column = 1;
 
 	spec->text = text;
 	spec->name_len = (size_t)(name_end - text);
 	spec->kind = agg_lookup(text, spec->name_len, &spec->params);
 	if (spec->kind == NULL)
 		return SPEC_UNKNOWN_AGGREGATE;
+	spec->column = 1;
 	spec->column_name = NULL;
 	spec->column_name_len = 0;
 	if (colon != NULL) {
-		const char *name = colon + 1;
-		size_t len = (size_t)(end - name);
+		struct column_ref column;
 
-		if (len == 0)
+		if (column_parse(colon + 1, (size_t)(end - colon - 1), &column) != 0)
 			return SPEC_BAD_COLUMN;
-		if (strspn(name, "0123456789") >= len) {
-			if (parse_count(name, len, SIZE_MAX / 2, &column) != 0)
-				return SPEC_BAD_COLUMN;
-		} else {
-			spec->column_name = name;
-			spec->column_name_len = len;
-			column = 0;
-		}
+		spec->column = column.number;
+		spec->column_name = column.name;
+		spec->column_name_len = column.name_len;
 	}
-	spec->column = (size_t)column;
 	spec->has_window = at != NULL;
+	spec->window_offset = at != NULL ? (size_t)(at - text) : len;
 	if (at != NULL && window_parse(at + 1, len - (size_t)(at - text) - 1, &spec->window) != 0)
 		return SPEC_BAD_WINDOW;
 	return SPEC_OK;

@@ -14,9 +14,17 @@
 /* The largest row window: far beyond any memory, small enough to count in. */
 #define WINDOW_ROWS_MAX (UINT64_C(1) << 62)
 
-/* A window's extent: the last rows records. */
+/* A window's extent: the last rows records, or the last nanos nanoseconds. */
 struct window_size {
-	uint64_t rows;
+	uint64_t rows;		/* 0 for a time window */
+	int64_t nanos;		/* 0 for a row window */
+};
+
+/* A column as the user named it: a field number, or a header name. */
+struct column_ref {
+	size_t number;		/* 1-based; 0 while a name waits for the header */
+	const char *name;	/* NULL for a number */
+	size_t name_len;
 };
 
 /* One aggregate as the user asked for it. */
@@ -28,6 +36,7 @@ struct agg_spec {
 	size_t column;			/* 1-based field number, 0 while named */
 	const char *column_name;	/* a header name, or NULL for a number */
 	size_t column_name_len;
+	size_t window_offset;		/* text + window_offset is "@WINDOW", if given */
 	bool has_window;		/* @WINDOW was given */
 	struct window_size window;
 };
@@ -48,10 +57,17 @@ enum spec_status {
 enum spec_status spec_parse(const char *text, struct agg_spec *spec);
 
 /*
- * Parses a window size: a row count from 1 to WINDOW_ROWS_MAX, in plain digits.
- * Returns 0, or -1 when text is no window.
+ * Parses a window size: a row count from 1 to WINDOW_ROWS_MAX in plain digits, or a
+ * duration with a unit (250ms, 30s, 1.5m, 2h, 1d).  Returns 0, or -1 when text is
+ * no window.
  */
 int window_parse(const char *text, size_t len, struct window_size *window);
+
+/*
+ * Parses a column: all digits make a field number from 1, anything else a header
+ * name.  Returns 0, or -1 for an empty text or a number out of range.
+ */
+int column_parse(const char *text, size_t len, struct column_ref *column);
 
 /*
  * Parses a positive integer from 1 to max in plain digits (no sign, no blanks).

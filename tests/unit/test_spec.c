@@ -47,7 +47,9 @@ Test(spec, errors)
 	cr_assert_eq(spec_parse("avg:99999999999999999999999", &spec), SPEC_BAD_COLUMN);
 	cr_assert_eq(spec_parse("avg@", &spec), SPEC_BAD_WINDOW);
 	cr_assert_eq(spec_parse("avg@0", &spec), SPEC_BAD_WINDOW);
-	cr_assert_eq(spec_parse("avg@5m", &spec), SPEC_BAD_WINDOW);
+	cr_assert_eq(spec_parse("avg@5x", &spec), SPEC_BAD_WINDOW);
+	cr_assert_eq(spec_parse("avg@5m", &spec), SPEC_OK);	/* a duration: main checks -t */
+	cr_assert_eq(spec.window.nanos, INT64_C(300000000000));
 	cr_assert_eq(spec_parse("avg@ 5", &spec), SPEC_BAD_WINDOW);
 	cr_assert_eq(spec_parse("avg:2@3@4", &spec), SPEC_OK);	/* the last @ splits: a name */
 	cr_assert_eq(spec.column_name_len, 3);

@@ -1,0 +1,35 @@
+/*
+ * agg_mode.h: mode, the most frequent field in the window, with its own window
+ * structure (see agg_mode.c for why it is not on the two-stack engine).
+ */
+#ifndef SWAG_AGG_MODE_H
+#define SWAG_AGG_MODE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "agg.h"
+
+extern const struct agg_kind agg_mode;
+
+/*
+ * What a mode window has done and holds, for tests and benchmarks that check the
+ * work per step by counting it rather than timing it.
+ */
+struct mode_stats {
+	uint64_t lookups;		/* hash-table searches, one per present field pushed */
+	uint64_t probes;		/* table slots those searches examined, in all */
+	uint64_t heap_comparisons;	/* entry comparisons made to keep the heap ordered */
+	size_t distinct;		/* different texts in the window now */
+	size_t table_capacity;		/* slots of the hash table now */
+	size_t entry_capacity;		/* entries allocated (live ones and free ones) */
+	size_t ring_capacity;		/* window slots allocated */
+};
+
+/*
+ * Stores agg's counters and sizes in *stats.  agg must have been made by
+ * agg_mode.create.  Never fails.
+ */
+void agg_mode_stats(const struct agg *agg, struct mode_stats *stats);
+
+#endif /* SWAG_AGG_MODE_H */

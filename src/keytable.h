@@ -1,0 +1,45 @@
+/*
+ * keytable.h: a hash table from byte strings (group keys) to pointers.
+ *
+ * Open addressing with linear probing and backward-shift deletion, so a table that
+ * sees keys come and go (groups reclaimed in a long tail -f) keeps no tombstones.
+ * The hash is seeded per run: keys crafted to collide under one seed scatter under
+ * another, so no input can make the table quadratic.
+ */
+#ifndef SWAG_KEYTABLE_H
+#define SWAG_KEYTABLE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct keytable;
+
+/* Makes an empty table; returns NULL when memory is short. */
+struct keytable *keytable_create(uint64_t seed);
+
+/* Frees the table (not the keys or the values). */
+void keytable_destroy(struct keytable *table);
+
+/* The value stored for key, or NULL. */
+void *keytable_find(struct keytable *table, const char *key, size_t len);
+
+/*
+ * Stores value for key, which must not be in the table.  The table keeps the
+ * pointer key: its bytes must stay put until the key is removed.  Returns 0, or -1
+ * when memory is short (the table is unchanged).
+ */
+int keytable_insert(struct keytable *table, const char *key, size_t len, void *value);
+
+/* Removes key and returns its value, or NULL when it is not there. */
+void *keytable_remove(struct keytable *table, const char *key, size_t len);
+
+/* The number of keys, and the slots probed by all lookups so far (for tests). */
+size_t keytable_count(const struct keytable *table);
+uint64_t keytable_probes(const struct keytable *table);
+
+/* Calls visit(value, context) for every value, in no particular order. */
+void keytable_each(const struct keytable *table, void (*visit)(void *value, void *context),
+    void *context);
+
+#endif /* SWAG_KEYTABLE_H */

@@ -1,0 +1,104 @@
+/*
+** timestamp.h: reading a record's timestamp, and a window's duration, as integer
+** nanoseconds.
+**
+** Time windows compare t - D < t' <= t exactly (CONTRACT.md, "Windows"), so every
+** timestamp and every duration is an int64_t count of nanoseconds, never a double. That
+** covers 1677-09-21T00:12:43.145224192Z to 2262-04-11T23:47:16.854775807Z; anything
+** outside is refused rather than wrapped.
+**
+** The parsers never call strptime, mktime or timegm and never read TZ or the locale: the
+** same text gives the same instant on every machine. They allocate nothing, need no NUL
+** terminator, and refuse any text holding a byte outside their grammar (a NUL included).
+** "Blank" below means a space or a TAB, as in parse_number.
+*/
+#ifndef SWAG_TIMESTAMP_H
+#define SWAG_TIMESTAMP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* The unit of an epoch number, chosen by --epoch-unit. */
+enum epoch_unit { EPOCH_SECONDS, EPOCH_MILLISECONDS, EPOCH_MICROSECONDS, EPOCH_NANOSECONDS };
+
+/*
+** Parses text[0..len) as one timestamp. Blanks around it are ignored. The forms:
+**
+**   epoch     [+-]? digits ("." digits?)? | [+-]? "." digits       in the given unit
+**             1732933736   1732933736.25   -5.5   (no exponent, no hex)
+**   ISO 8601  YYYY-MM-DD ([Tt ] hh:mm:ss ([.,] digits)? zone?)?
+**             zone := Z | z | +hh | +hhmm | +hh:mm   (or - for +)
+**             2026-11-30   2026-11-30T02:28:56Z   2026-11-30 02:28:56.250+01:00
+**   CLF       "[" dd/Mon/yyyy:hh:mm:ss ([.,] digits)? (" " zone)? "]", brackets optional
+**             [30/Nov/2026:02:28:56 +0000]   30/Nov/2026:02:28:56 +0000
+**
+** Ranges are checked: month 1-12, day 1 to the month's length (Gregorian leap years),
+** hour 0-23, minute 0-59, second 0-60, zone hours 0-23 and minutes 0-59. A date alone
+** means its midnight; no zone means UTC. The month names are English, in any case.
+**
+** Decisions the contract leaves open:
+**   - Precision: digits finer than a nanosecond are dropped by rounding toward the past
+**     (floor), in every form. For an ISO fraction that is plain truncation; for a
+**     negative epoch it rounds away from zero ("-0.0000000001" is -1 ns), so that an
+**     instant written as an epoch and as a date gives the same nanosecond.
+**   - A leap second, hh:mm:60, is accepted and counts as the next minute's second 0, as
+**     POSIX time (which has no leap seconds) would count it.
+**   - "," may stand for "." before a fraction, as ISO 8601 allows and Python's logging
+**     and log4j write ("2026-11-30 02:28:56,123"); "+hh" is a zone, as PostgreSQL writes.
+**   - Seconds are required: "2026-11-30T02:28" is refused, as is hour 24.
+**   - A CLF zone is optional (UTC without one) and may take any form of zone above.
+**
+** On success stores the nanoseconds since 1970-01-01T00:00:00Z in *nanos and returns
+** true. On failure (text outside the grammar, a date or time out of range, an instant
+** outside int64_t nanoseconds, or unit not an enum epoch_unit) returns false and leaves
+** *nanos untouched.
+*/
+bool parse_timestamp(const char *text, size_t len, enum epoch_unit unit, int64_t *nanos);
+
+/*
+** Parses text[0..len) as a window duration: a number without sign or exponent
+** (digits ("." digits?)? | "." digits) followed at once by a unit, "ms", "s", "m", "h" or
+** "d" (lower case). Blanks around it are ignored: "250ms", "30s", "1.5m", "2h", "1d".
+** Digits finer than a nanosecond are dropped ("1.0000000009s" is 1 s).
+**
+** On success stores the duration in nanoseconds, always > 0, in *nanos and returns true.
+** Returns false, leaving *nanos untouched, for anything else: a bare number ("5", which
+** the caller reads as a row count), an unknown unit, a sign, a duration that is 0 once
+** truncated to nanoseconds, or one above INT64_MAX nanoseconds (about 292 years).
+*/
+bool parse_duration(const char *text, size_t len, int64_t *nanos);
+
+/*
+** Whitespace input splits "2026-11-30 02:28:56" and "[30/Nov/2026:02:28:56 +0000]" into
+** two fields each. Returns true when text[0..len) (blanks around it ignored) can open such
+** a pair: a valid date alone, "YYYY-MM-DD", or an opening bracket and a valid CLF date and
+** time without zone or closing bracket, "[30/Nov/2026:02:28:56". Returns false otherwise.
+*/
+bool timestamp_is_first_half(const char *text, size_t len);
+
+/*
+** Parses the two fields a[0..alen) and b[0..blen) of a pair (blanks around each ignored)
+** as one timestamp. The pairs:
+**
+**   a = YYYY-MM-DD               b = hh:mm:ss ([.,] digits)? zone?
+**   a = [dd/Mon/yyyy:hh:mm:ss    b = zone "]"
+**
+** with the ranges and decisions of parse_timestamp. Stores the nanoseconds since the epoch
+** in *nanos and returns true, or returns false leaving *nanos untouched. When it returns
+** false for a date, the caller can still read a alone with parse_timestamp (a date alone
+** is a timestamp, its midnight); an unclosed bracket alone is not a timestamp.
+*/
+bool parse_timestamp_pair(const char *a, size_t alen, const char *b, size_t blen,
+                          int64_t *nanos);
+
+/*
+** Returns true when text[0..len) is an epoch number, as parse_timestamp reads it in the
+** given unit, whose value is above 1e11 seconds. Such a number is probably in
+** milliseconds (CONTRACT.md asks for a warning); it is also past 2262, so parse_timestamp
+** refuses it, and this is how the caller tells that case from plain garbage. Returns
+** false for anything else, negative numbers and dates included.
+*/
+bool epoch_exceeds_1e11_seconds(const char *text, size_t len, enum epoch_unit unit);
+
+#endif /* SWAG_TIMESTAMP_H */

@@ -1,0 +1,115 @@
+/*
+ * window.c: one key's windows (see window.h).
+ */
+#include <string.h>
+
+#include "mem.h"
+#include "window.h"
+
+int
+window_set_init(struct window_set *set, const struct agg_spec *specs, size_t count)
+{
+	size_t bytes;
+
+	memset(set, 0, sizeof(*set));
+	if (mem_array_size(count, sizeof(*set->aggs), &bytes) != 0 ||
+	    (set->aggs = mem_realloc(NULL, bytes ? bytes : 1)) == NULL)
+		return -1;
+	for (size_t i = 0; i < count; i++)
+		set->aggs[i] = NULL;
+	set->agg_count = count;
+	for (size_t i = 0; i < count; i++) {
+		if ((set->aggs[i] = specs[i].kind->create(specs[i].kind, &specs[i].params)) == NULL)
+			return -1;
+		if (specs[i].window.nanos > 0)
+			set->has_time_windows = true;
+	}
+	return 0;
+}
+
+void
+window_set_free(struct window_set *set)
+{
+	if (set->aggs != NULL)
+		for (size_t i = 0; i < set->agg_count; i++)
+			if (set->aggs[i] != NULL)
+				set->aggs[i]->kind->destroy(set->aggs[i]);
+	mem_free(set->aggs);
+	mem_free(set->times);
+	set->aggs = NULL;
+	set->times = NULL;
+}
+
+/* The timestamp of the record that is the nth newest kept (1: the newest). */
+static int64_t
+nth_newest_time(const struct window_set *set, uint64_t n)
+{
+	uint64_t pos = set->times_head + set->times_count - n;
+
+	return set->times[pos & (set->times_cap - 1)];
+}
+
+/* Appends t to the ring of timestamps.  Returns 0, or -1 when memory is short. */
+static int
+push_time(struct window_set *set, int64_t t)
+{
+	if (set->times_count == set->times_cap) {
+		size_t cap = set->times_cap ? set->times_cap * 2 : 16, bytes;
+		int64_t *times;
+
+		if (mem_array_size(cap, sizeof(*times), &bytes) != 0 ||
+		    (times = mem_realloc(NULL, bytes)) == NULL)
+			return -1;
+		/* Positions keep their order; they move to position mod the new size. */
+		for (uint64_t pos = set->times_head; pos != set->times_head + set->times_count; pos++)
+			times[pos & (cap - 1)] = set->times[pos & (set->times_cap - 1)];
+		mem_free(set->times);
+		set->times = times;
+		set->times_cap = cap;
+	}
+	set->times[(set->times_head + set->times_count) & (set->times_cap - 1)] = t;
+	set->times_count++;
+	return 0;
+}
+
+int
+window_set_push(struct window_set *set, const struct agg_spec *specs, int64_t t,
+    const struct agg_value *const *values)
+{
+	uint64_t kept = 0;
+
+	for (size_t i = 0; i < set->agg_count; i++) {
+		struct agg *agg = set->aggs[i];
+		const struct agg_kind *kind = agg->kind;
+		int64_t duration = specs[i].window.nanos;
+
+		if (duration > 0) {
+			uint64_t size = kind->size(agg);
+
+			/*
+			 * t' <= t - D, written as t - t' >= D: timestamps never go back, and
+			 * the unsigned difference cannot overflow.
+			 */
+			while (size > 0 &&
+			    (uint64_t)t - (uint64_t)nth_newest_time(set, size) >= (uint64_t)duration) {
+				kind->pop(agg);
+				size--;
+			}
+			if (size + 1 > kept)
+				kept = size + 1;
+		} else if (kind->size(agg) == specs[i].window.rows) {
+			/* Pop first: a full window of W slots never needs a W+1st. */
+			kind->pop(agg);
+		}
+		if (kind->push(agg, values[i]) != 0)
+			return -1;
+	}
+	if (set->has_time_windows) {
+		if (push_time(set, t) != 0)
+			return -1;
+		/* Keep only the timestamps that some time window still holds. */
+		set->times_head += set->times_count - kept;
+		set->times_count = kept;
+	}
+	return 0;
+}

@@ -1,0 +1,675 @@
+/*
+ * test_mode.c: the mode aggregate against a naive recomputation of every window,
+ * the contract's tie-break cases one by one, and the work and memory bounds of its
+ * window structure, checked by counting (probes, comparisons, capacities) rather
+ * than timing.
+ *
+ * The naive reference counts every value of the window from scratch after each
+ * operation and picks the most frequent by a comparison written apart from the
+ * one in agg_mode.c, from the contract's sentence: numbers first, numerically, NaN
+ * after every other number, equal numbers by text; then the rest bytewise.
+ */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "agg.h"
+#include "agg_mode.h"
+#include "hash.h"
+#include "numparse.h"
+
+#define MAX_WINDOW 300
+
+/* xorshift64*: every run tests the same sequences. */
+static uint64_t
+random_next(uint64_t *state)
+{
+	*state ^= *state >> 12;
+	*state ^= *state << 25;
+	*state ^= *state >> 27;
+	return *state * 0x2545F4914F6CDD1DULL;
+}
+
+static struct agg *
+mode_make(uint64_t min_count, uint64_t seed)
+{
+	struct agg_params params = { .min_count = min_count, .hash_seed = seed };
+	struct agg *agg = agg_mode.create(&agg_mode, &params);
+
+	cr_assert_not_null(agg);
+	return agg;
+}
+
+/*
+ * Pushes text[0..len) the way a reader would hand it over: from a buffer that is
+ * overwritten right after and holds no NUL after the field, so that mode must copy
+ * the bytes and must not read past len.
+ */
+static void
+push_text(struct agg *agg, const char *text, size_t len)
+{
+	static char scratch[4096];
+	struct agg_value value = { .has_text = true, .text = scratch, .text_len = len };
+
+	cr_assert(len < sizeof(scratch));
+	memcpy(scratch, text, len);
+	memset(scratch + len, 'x', 8);
+	cr_assert_eq(agg_mode.push(agg, &value), 0);
+	memset(scratch, '#', len + 8);
+}
+
+static void
+push_string(struct agg *agg, const char *text)
+{
+	push_text(agg, text, strlen(text));
+}
+
+static void
+push_missing(struct agg *agg)
+{
+	struct agg_value value = { .has_text = false };
+
+	cr_assert_eq(agg_mode.push(agg, &value), 0);
+}
+
+/* The value set the random tests draw from; every text appears once. */
+struct pool {
+	size_t count;
+	char **text;
+	size_t *len;
+	int *rank;		/* 0 a number other than NaN, 1 NaN, 2 not a number */
+	double *number;
+};
+
+/* Texts whose order the contract pins down, and pairs it tells apart. */
+static const char *const tricky_texts[] = {
+	"1", "1.0", "01", "+1", "1e0", "1.", "001", "10", "9", "2", "-1", "-10", "-1.0",
+	"nan", "NaN", "NAN", "-nan", "+nan", "inf", "-inf", "Inf", "infinity", "-Infinity",
+	"1e309", "-1e309", "-0", "0", "0.0", "+0", "-0.0", "1e-400", "-1e-400", ".5", "0.5",
+	"5e-1", "1e308", "4.9e-324", "a", "b", "A", "ab", "abc", "Zebra", "zebra", "-",
+	"0x10", "1,5", "1.5x", "1 2", "e", ".", "nan(1)", "\xc3\xa9" "clair", "\xff",
+	"02134", "2134", "192.168.0.1", "10.0.0.1",
+	"a text longer than sixteen bytes, kept outside the entry",
+	"a text longer than sixteen bytes, kept outside the entry!",
+};
+
+/* Adds text (len bytes) to pool unless it is there already. */
+static void
+pool_add(struct pool *pool, const char *text, size_t len)
+{
+	for (size_t i = 0; i < pool->count; i++)
+		if (pool->len[i] == len && memcmp(pool->text[i], text, len) == 0)
+			return;
+	pool->text[pool->count] = malloc(len + 1);
+	cr_assert_not_null(pool->text[pool->count]);
+	memcpy(pool->text[pool->count], text, len);
+	pool->text[pool->count][len] = '\0';
+	pool->len[pool->count] = len;
+	if (parse_number(text, len, &pool->number[pool->count]))
+		pool->rank[pool->count] = isnan(pool->number[pool->count]) ? 1 : 0;
+	else
+		pool->rank[pool->count] = 2;
+	pool->count++;
+}
+
+/*
+ * Makes a pool of the tricky texts, the texts with embedded NUL bytes, and extra
+ * generated ones: numbers written several ways (equal numbers, different texts),
+ * words of 1 to 40 letters, long texts past the size a freed entry keeps.
+ */
+static struct pool
+pool_make(size_t extra, uint64_t seed)
+{
+	size_t capacity = sizeof(tricky_texts) / sizeof(tricky_texts[0]) + 2 + extra;
+	struct pool pool = { 0 };
+	char text[400];
+
+	pool.text = calloc(capacity, sizeof(*pool.text));
+	pool.len = calloc(capacity, sizeof(*pool.len));
+	pool.rank = calloc(capacity, sizeof(*pool.rank));
+	pool.number = calloc(capacity, sizeof(*pool.number));
+	cr_assert(pool.text && pool.len && pool.rank && pool.number);
+	for (size_t i = 0; i < sizeof(tricky_texts) / sizeof(tricky_texts[0]); i++)
+		pool_add(&pool, tricky_texts[i], strlen(tricky_texts[i]));
+	pool_add(&pool, "a\0b", 3);
+	pool_add(&pool, "a\0", 2);
+	while (pool.count < capacity) {
+		uint64_t r = random_next(&seed);
+		int n = (int)((r >> 40) % 100), len;
+
+		switch (r % 7) {
+		case 0:
+			len = snprintf(text, sizeof(text), "%d", n - 50);
+			break;
+		case 1:
+			len = snprintf(text, sizeof(text), "%03d", n);
+			break;
+		case 2:
+			len = snprintf(text, sizeof(text), "%d.%d", n, (int)((r >> 20) % 3));
+			break;
+		case 3:
+			len = snprintf(text, sizeof(text), "%de%d", n, (int)((r >> 20) % 3) - 1);
+			break;
+		case 4:
+			len = (int)((r >> 24) % 300) + 17;
+			memset(text, 'q', (size_t)len);
+			break;
+		default:
+			len = (int)((r >> 24) % 40) + 1;
+			for (int i = 0; i < len; i++)
+				text[i] = (char)('a' + (random_next(&seed) >> 50) % 3);
+			break;
+		}
+		pool_add(&pool, text, (size_t)len);
+	}
+	return pool;
+}
+
+static void
+pool_free(struct pool *pool)
+{
+	for (size_t i = 0; i < pool->count; i++)
+		free(pool->text[i]);
+	free(pool->text);
+	free(pool->len);
+	free(pool->rank);
+	free(pool->number);
+}
+
+/* Returns <0, 0 or >0 as pool value a sorts before, with or after b among ties. */
+static int
+naive_order(const struct pool *pool, size_t a, size_t b)
+{
+	size_t common;
+	int bytes;
+
+	if (pool->rank[a] != pool->rank[b])
+		return pool->rank[a] - pool->rank[b];
+	if (pool->rank[a] == 0) {
+		if (pool->number[a] < pool->number[b])
+			return -1;
+		if (pool->number[a] > pool->number[b])
+			return 1;
+	}
+	common = pool->len[a] < pool->len[b] ? pool->len[a] : pool->len[b];
+	bytes = memcmp(pool->text[a], pool->text[b], common);
+	if (bytes != 0)
+		return bytes;
+	return (pool->len[a] > pool->len[b]) - (pool->len[a] < pool->len[b]);
+}
+
+/*
+ * Returns the pool index of the window's mode by counting every value again, or -1
+ * for a null result.  window holds pool indexes, -1 for a missing field.
+ */
+static long
+naive_mode(const struct pool *pool, const long *window, size_t n, uint64_t min_count,
+    uint64_t *counts, bool *tied)
+{
+	uint64_t values = 0, best_count = 0;
+	long best = -1;
+
+	*tied = false;
+	memset(counts, 0, pool->count * sizeof(*counts));
+	for (size_t i = 0; i < n; i++)
+		if (window[i] >= 0) {
+			counts[window[i]]++;
+			values++;
+		}
+	if (values == 0 || values < min_count)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		long v = window[i];
+
+		if (v < 0)
+			continue;
+		if (counts[v] > best_count) {
+			best = v;
+			best_count = counts[v];
+			*tied = false;
+		} else if (counts[v] == best_count && v != best) {
+			*tied = true;
+			if (naive_order(pool, (size_t)v, (size_t)best) < 0)
+				best = v;
+		}
+	}
+	return best;
+}
+
+/*
+ * Runs operations random pushes and pops on a mode window and on the naive one,
+ * comparing the results byte for byte after every operation.  The window's target
+ * size wanders over 0..MAX_WINDOW; values are drawn with a skew towards the start of
+ * the pool (so counts tie and differ often), and one field in eight is missing.
+ */
+static void
+check_random(const struct pool *pool, size_t operations, uint64_t seed,
+    uint64_t min_count)
+{
+	struct agg *agg = mode_make(min_count, seed * 0x9E3779B97F4A7C15ULL);
+	long window[MAX_WINDOW];
+	uint64_t *counts = calloc(pool->count, sizeof(*counts));
+	size_t n = 0, target = 0, nulls = 0, ties = 0;
+	uint64_t state = seed;
+
+	cr_assert_not_null(counts);
+	for (size_t op = 0; op < operations; op++) {
+		uint64_t r = random_next(&state);
+		struct agg_result got;
+		long expected;
+		bool push, tied;
+
+		if (op % 997 == 0)
+			target = (size_t)(random_next(&state) % (MAX_WINDOW + 1));
+		push = n < target;
+		if (r % 4 == 0)
+			push = !push;
+		if (n == MAX_WINDOW)
+			push = false;
+		if (n == 0)
+			push = true;
+		if (push) {
+			if ((r >> 8) % 8 == 0) {
+				window[n++] = -1;
+				push_missing(agg);
+			} else {
+				size_t span = 1 + (size_t)((r >> 16) % pool->count);
+				long v = (long)((r >> 32) % span);
+
+				window[n++] = v;
+				push_text(agg, pool->text[v], pool->len[v]);
+			}
+		} else {
+			memmove(window, window + 1, (n - 1) * sizeof(*window));
+			n--;
+			agg_mode.pop(agg);
+		}
+		cr_assert_eq(agg_mode.size(agg), n);
+		agg_mode.result(agg, &got);
+		expected = naive_mode(pool, window, n, min_count, counts, &tied);
+		if (expected < 0) {
+			nulls++;
+			if (got.kind != AGG_RESULT_NULL)
+				cr_assert_fail("operation %zu: expected null, got '%.*s'", op,
+				    (int)got.text_len, got.text);
+			continue;
+		}
+		ties += tied;
+		if (got.kind != AGG_RESULT_TEXT || got.text_len != pool->len[expected] ||
+		    memcmp(got.text, pool->text[expected], got.text_len) != 0)
+			cr_assert_fail("operation %zu, window of %zu: expected '%s', got %s '%.*s'",
+			    op, n, pool->text[expected],
+			    got.kind == AGG_RESULT_TEXT ? "text" : "not text",
+			    got.kind == AGG_RESULT_TEXT ? (int)got.text_len : 0,
+			    got.kind == AGG_RESULT_TEXT ? got.text : "");
+	}
+	/* Both kinds of window must have come up, or the test proved little. */
+	cr_assert_gt(nulls, 0);
+	cr_assert_lt(nulls, operations / 2);
+	cr_assert_gt(ties, operations / 20, "the tie-break was hardly exercised");
+	free(counts);
+	agg_mode.destroy(agg);
+}
+
+Test(mode, random_against_naive_few_values)
+{
+	/* About 60 values: counts tie all the time, so the tie-break decides. */
+	struct pool pool = pool_make(0, 1);
+
+	check_random(&pool, 120000, 42, 1);
+	pool_free(&pool);
+}
+
+Test(mode, random_against_naive_many_values)
+{
+	/* 1,000 values: the table grows and shrinks as the window does. */
+	struct pool pool = pool_make(940, 7);
+
+	check_random(&pool, 60000, 4242, 1);
+	pool_free(&pool);
+}
+
+Test(mode, random_against_naive_min_count)
+{
+	struct pool pool = pool_make(40, 3);
+
+	check_random(&pool, 30000, 99, 25);
+	pool_free(&pool);
+}
+
+/* One window's fields, in order, and the mode the contract gives (NULL: null). */
+struct tie_case {
+	const char *fields[6];
+	const char *mode;
+};
+
+static const struct tie_case tie_cases[] = {
+	/* The most frequent wins whatever its order. */
+	{ { "zebra", "zebra", "1", NULL }, "zebra" },
+	{ { "nan", "1", "nan", NULL }, "nan" },
+	/* Numbers compare numerically, not as text. */
+	{ { "10", "9", NULL }, "9" },
+	{ { "-1", "-10", NULL }, "-10" },
+	{ { "1e3", "999", NULL }, "999" },
+	{ { ".5", "0.4", NULL }, "0.4" },
+	{ { "-inf", "-1e308", NULL }, "-inf" },
+	{ { "inf", "1e308", NULL }, "1e308" },
+	/* Fields that are numbers come before the others. */
+	{ { "a", "1", NULL }, "1" },
+	{ { "A", "99999", NULL }, "99999" },
+	{ { "0x10", "1,5", "1.5x", "9", NULL }, "9" },
+	/* NaN comes after every other number, but before the non-numbers. */
+	{ { "nan", "inf", NULL }, "inf" },
+	{ { "NaN", "-inf", NULL }, "-inf" },
+	{ { "zzz", "nan", NULL }, "nan" },
+	{ { "-", "-nan", NULL }, "-nan" },
+	/* Equal numbers by text, bytewise. */
+	{ { "1.0", "1", "01", NULL }, "01" },
+	{ { "1", "1.0", "1.0", NULL }, "1.0" },
+	{ { "0", "-0", NULL }, "-0" },
+	{ { "-0", "+0", NULL }, "+0" },
+	{ { "0.0", "-0.0", "+0", NULL }, "+0" },
+	{ { "0.0", "0", NULL }, "0" },
+	{ { "1e309", "inf", NULL }, "1e309" },
+	{ { "nan", "NaN", "NAN", NULL }, "NAN" },
+	{ { "1e-400", "0", "-0", NULL }, "-0" },
+	{ { "2134", "02134", NULL }, "02134" },
+	/* Other fields bytewise: uppercase before lowercase, a prefix first, bytes unsigned. */
+	{ { "b", "a", NULL }, "a" },
+	{ { "a", "B", NULL }, "B" },
+	{ { "abc", "ab", NULL }, "ab" },
+	{ { "\xc3\xa9", "z", NULL }, "z" },
+	/* The text as it appeared. */
+	{ { "1.50", NULL }, "1.50" },
+	{ { "+7", NULL }, "+7" },
+	/* No value, no mode. */
+	{ { NULL }, NULL },
+};
+
+Test(mode, tie_break_cases_from_the_contract)
+{
+	for (size_t c = 0; c < sizeof(tie_cases) / sizeof(tie_cases[0]); c++) {
+		const struct tie_case *t = &tie_cases[c];
+		struct agg *agg = mode_make(1, c);
+		struct agg_result r;
+
+		for (size_t i = 0; t->fields[i] != NULL; i++)
+			push_string(agg, t->fields[i]);
+		agg_mode.result(agg, &r);
+		if (t->mode == NULL) {
+			cr_expect_eq(r.kind, AGG_RESULT_NULL, "case %zu", c);
+		} else {
+			cr_expect_eq(r.kind, AGG_RESULT_TEXT, "case %zu", c);
+			cr_expect(r.text_len == strlen(t->mode) &&
+			    memcmp(r.text, t->mode, r.text_len) == 0,
+			    "case %zu: expected '%s', got '%.*s'", c, t->mode,
+			    (int)r.text_len, r.text);
+		}
+		agg_mode.destroy(agg);
+	}
+}
+
+Test(mode, embedded_nul_bytes_are_part_of_the_text)
+{
+	struct agg *agg = mode_make(1, 5);
+	struct agg_result r;
+
+	push_text(agg, "a\0b", 3);
+	push_text(agg, "a\0", 2);
+	push_text(agg, "a\0b", 3);
+	agg_mode.result(agg, &r);
+	cr_assert_eq(r.text_len, 3);
+	cr_assert_eq(memcmp(r.text, "a\0b", 3), 0);
+	agg_mode.pop(agg);
+	agg_mode.result(agg, &r);
+	/* One each now: "a\0" is a prefix of "a\0b". */
+	cr_assert_eq(r.text_len, 2);
+	cr_assert_eq(memcmp(r.text, "a\0", 2), 0);
+	agg_mode.destroy(agg);
+}
+
+Test(mode, missing_fields_take_a_slot_and_min_count_applies)
+{
+	struct agg *agg = mode_make(3, 11);
+	struct agg_result r;
+
+	push_missing(agg);
+	agg_mode.result(agg, &r);
+	cr_assert_eq(r.kind, AGG_RESULT_NULL);
+	push_string(agg, "x");
+	push_string(agg, "y");
+	cr_assert_eq(agg_mode.size(agg), 3);
+	agg_mode.result(agg, &r);
+	cr_assert_eq(r.kind, AGG_RESULT_NULL, "two values, -m 3");
+	push_string(agg, "y");
+	agg_mode.result(agg, &r);
+	cr_assert_eq(r.kind, AGG_RESULT_TEXT);
+	cr_assert_eq(r.text_len, 1);
+	cr_assert_eq(r.text[0], 'y');
+	agg_mode.pop(agg);	/* the missing field: still three values */
+	agg_mode.result(agg, &r);
+	cr_assert_eq(r.kind, AGG_RESULT_TEXT);
+	agg_mode.pop(agg);
+	agg_mode.result(agg, &r);
+	cr_assert_eq(r.kind, AGG_RESULT_NULL);
+	agg_mode.pop(agg);
+	agg_mode.pop(agg);
+	cr_assert_eq(agg_mode.size(agg), 0);
+	agg_mode.result(agg, &r);
+	cr_assert_eq(r.kind, AGG_RESULT_NULL);
+	agg_mode.destroy(agg);
+}
+
+Test(mode, long_texts_survive_reuse_of_their_entries)
+{
+	/*
+	 * Texts past the inline size and past the kept-buffer size, through a window
+	 * that keeps one field of the last text besides two of the new one, so freed
+	 * entries and their buffers are reused at once.
+	 */
+	struct agg *agg = mode_make(1, 12);
+	char text[1000];
+	struct agg_result r;
+
+	for (int i = 0; i < 2000; i++) {
+		size_t len = (size_t)((i * 37) % 900) + 1;
+
+		memset(text, 'a' + i % 26, len);
+		push_text(agg, text, len);
+		push_text(agg, text, len);
+		agg_mode.result(agg, &r);
+		cr_assert_eq(r.text_len, len);
+		cr_assert_eq(memcmp(r.text, text, len), 0);
+		while (agg_mode.size(agg) > 1)
+			agg_mode.pop(agg);
+	}
+	agg_mode.destroy(agg);
+}
+
+Test(mode, result_does_not_depend_on_the_seed)
+{
+	uint64_t seeds[] = { 0, 1, 0xFFFFFFFFFFFFFFFFULL, 0x123456789ABCDEFULL };
+	struct agg *agg[4];
+	struct pool pool = pool_make(200, 13);
+	uint64_t state = 77;
+
+	for (size_t s = 0; s < 4; s++)
+		agg[s] = mode_make(1, seeds[s]);
+	for (int i = 0; i < 20000; i++) {
+		size_t v = (size_t)(random_next(&state) % (1 + random_next(&state) % pool.count));
+		struct agg_result first, other;
+
+		for (size_t s = 0; s < 4; s++) {
+			push_text(agg[s], pool.text[v], pool.len[v]);
+			if (agg_mode.size(agg[s]) > 150)
+				agg_mode.pop(agg[s]);
+		}
+		agg_mode.result(agg[0], &first);
+		for (size_t s = 1; s < 4; s++) {
+			agg_mode.result(agg[s], &other);
+			cr_assert_eq(other.text_len, first.text_len);
+			cr_assert_eq(memcmp(other.text, first.text, first.text_len), 0);
+		}
+	}
+	for (size_t s = 0; s < 4; s++)
+		agg_mode.destroy(agg[s]);
+	pool_free(&pool);
+}
+
+/* Writes a 10-byte IPv4-like text for n into text and returns its length. */
+static size_t
+ip_text(char *text, uint32_t n)
+{
+	return (size_t)sprintf(text, "10.%u.%u.%u", (n >> 16) & 255, (n >> 8) & 255, n & 255);
+}
+
+Test(mode, a_dominant_value_costs_constant_work)
+{
+	/*
+	 * 90 % of a window of 100,000 is one value, the rest a spread of 50,000 others.
+	 * Rescanning for the mode when its count drops would cost thousands of
+	 * comparisons per step here; the heap costs a handful.
+	 */
+	enum { WINDOW = 100000, STEPS = 300000 };
+	struct agg *agg = mode_make(1, 21);
+	struct mode_stats before, after;
+	uint64_t state = 5, worst = 0;
+	char text[32];
+
+	for (int i = 0; i < STEPS; i++) {
+		uint64_t r = random_next(&state);
+		struct agg_result result;
+		uint64_t comparisons;
+
+		agg_mode_stats(agg, &before);
+		if (agg_mode.size(agg) == WINDOW)
+			agg_mode.pop(agg);
+		if (r % 10 != 0)
+			push_string(agg, "192.168.0.1");
+		else
+			push_text(agg, text, ip_text(text, (uint32_t)((r >> 32) % 50000)));
+		agg_mode.result(agg, &result);
+		if (i >= 100) {
+			cr_assert_eq(result.text_len, 11);
+			cr_assert_eq(memcmp(result.text, "192.168.0.1", 11), 0);
+		}
+		agg_mode_stats(agg, &after);
+		comparisons = after.heap_comparisons - before.heap_comparisons;
+		if (i >= WINDOW && comparisons > worst)
+			worst = comparisons;
+	}
+	agg_mode_stats(agg, &after);
+	cr_log_info("dominant value: %.2f comparisons and %.2f probes per step, worst step %lu comparisons, %zu distinct",
+	    (double)after.heap_comparisons / STEPS, (double)after.probes / after.lookups,
+	    (unsigned long)worst, after.distinct);
+	cr_assert_gt(after.distinct, 5000);
+	/* log2 of 10,000 distinct values is 13: two sifts of two comparisons a level. */
+	cr_assert_lt(worst, 4 * 15);
+	cr_assert_lt((double)after.heap_comparisons / STEPS, 8.0);
+	cr_assert_lt((double)after.probes / after.lookups, 2.0);
+	agg_mode.destroy(agg);
+}
+
+Test(mode, ever_new_values_keep_memory_small)
+{
+	/* 100,000 distinct values through a window of 10. */
+	struct agg *agg = mode_make(1, 31);
+	struct mode_stats stats;
+	size_t largest_table = 0, largest_entries = 0, largest_ring = 0;
+	char text[32];
+
+	for (uint32_t i = 0; i < 100000; i++) {
+		if (agg_mode.size(agg) == 10)
+			agg_mode.pop(agg);
+		push_text(agg, text, ip_text(text, i));
+		agg_mode_stats(agg, &stats);
+		if (stats.table_capacity > largest_table)
+			largest_table = stats.table_capacity;
+		if (stats.entry_capacity > largest_entries)
+			largest_entries = stats.entry_capacity;
+		if (stats.ring_capacity > largest_ring)
+			largest_ring = stats.ring_capacity;
+	}
+	cr_assert_eq(stats.distinct, 10);
+	cr_assert_leq(largest_table, 32);
+	cr_assert_leq(largest_entries, 16);
+	cr_assert_leq(largest_ring, 16);
+	agg_mode.destroy(agg);
+}
+
+Test(mode, table_and_ring_shrink_after_a_burst)
+{
+	struct agg *agg = mode_make(1, 41);
+	struct mode_stats stats;
+	char text[32];
+
+	for (uint32_t i = 0; i < 20000; i++)
+		push_text(agg, text, ip_text(text, i));
+	agg_mode_stats(agg, &stats);
+	cr_assert_eq(stats.distinct, 20000);
+	cr_assert_geq(stats.table_capacity, 40000);
+	while (agg_mode.size(agg) > 10)
+		agg_mode.pop(agg);
+	agg_mode_stats(agg, &stats);
+	cr_assert_eq(stats.distinct, 10);
+	cr_assert_leq(stats.table_capacity, 128);
+	cr_assert_leq(stats.ring_capacity, 64);
+	agg_mode.destroy(agg);
+}
+
+/* Writes key number n as 8 hex digits into text. */
+static void
+key_text(char *text, uint32_t n)
+{
+	for (int i = 7; i >= 0; i--, n >>= 4)
+		text[i] = "0123456789abcdef"[n & 15];
+}
+
+/* Pushes keys (8 bytes each) twice and returns the probes per lookup of the second pass. */
+static double
+probes_per_lookup(const char (*keys)[8], size_t count, uint64_t seed)
+{
+	struct agg *agg = mode_make(1, seed);
+	struct mode_stats before, after;
+
+	for (size_t i = 0; i < count; i++)
+		push_text(agg, keys[i], 8);
+	agg_mode_stats(agg, &before);
+	for (size_t i = 0; i < count; i++)
+		push_text(agg, keys[i], 8);
+	agg_mode_stats(agg, &after);
+	cr_assert_eq(after.distinct, count);
+	agg_mode.destroy(agg);
+	return (double)(after.probes - before.probes) / (double)(after.lookups - before.lookups);
+}
+
+Test(mode, keys_colliding_under_one_seed_scatter_under_another)
+{
+	/*
+	 * Under seed A, find by brute force 2,000 keys whose hashes share their top 12
+	 * bits: the home slot in the table of 4,096 slots that 2,000 keys end in (and,
+	 * the home being the top bits, in every smaller table on the way).  They form
+	 * one cluster under seed A; under seed B they must not.
+	 */
+	enum { KEYS = 2000, BITS = 12 };
+	const uint64_t seed_a = 0x5EED0001, seed_b = 0x5EED0002;
+	static char keys[KEYS][8];
+	size_t found = 0;
+	double colliding, scattered;
+
+	for (uint32_t n = 0; found < KEYS; n++) {
+		cr_assert_neq(n, UINT32_MAX);
+		key_text(keys[found], n);
+		if (hash_bytes(keys[found], 8, seed_a) >> (64 - BITS) == 0)
+			found++;
+	}
+	colliding = probes_per_lookup((const char (*)[8])keys, KEYS, seed_a);
+	scattered = probes_per_lookup((const char (*)[8])keys, KEYS, seed_b);
+	cr_log_info("crafted keys: %.1f probes per lookup under seed A, %.2f under seed B",
+	    colliding, scattered);
+	cr_assert_gt(colliding, 500.0, "the crafted keys should collide under seed A");
+	cr_assert_lt(scattered, 3.0);
+}
