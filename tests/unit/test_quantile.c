@@ -1,0 +1,608 @@
+/*
+ * test_quantile.c: median and pN (agg_quantile.c) against a naive recomputation of
+ * each window, and the contract's edge cases one by one.
+ *
+ * The naive reference copies the window's numbers, sorts them with qsort and applies
+ * the contract's formula with the same double arithmetic, so every result must be
+ * bit-identical to it; only the sign of a zero may differ, since -0 and +0 are equal
+ * and either may sort first.
+ */
+#include <criterion/criterion.h>
+#include <criterion/parameterized.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "agg_quantile.h"
+
+#define MAX_WINDOW 400
+
+/* The percentiles every random sequence checks; the last is drawn per sequence. */
+static const double fixed_percentiles[] = { 0, 0.01, 0.25, 0.5, 0.9, 0.99, 0.999, 1 };
+#define FIXED_COUNT (sizeof(fixed_percentiles) / sizeof(fixed_percentiles[0]))
+#define PERCENTILE_COUNT (FIXED_COUNT + 1)
+
+/* The window as the test sees it, oldest first. */
+struct naive {
+	bool present[MAX_WINDOW];
+	double value[MAX_WINDOW];
+	size_t slots;
+	double sorted[MAX_WINDOW];	/* the present values, sorted by naive_sort */
+	size_t count;
+	bool has_nan;
+};
+
+static int
+compare_doubles(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y ? 1 : 0;
+}
+
+/* Collects and sorts the window's values, NaN aside. */
+static void
+naive_sort(struct naive *w)
+{
+	w->count = 0;
+	w->has_nan = false;
+	for (size_t i = 0; i < w->slots; i++) {
+		if (!w->present[i])
+			continue;
+		if (isnan(w->value[i]))
+			w->has_nan = true;
+		w->sorted[w->count++] = w->value[i];
+	}
+	qsort(w->sorted, w->count, sizeof(double), compare_doubles);
+}
+
+/* The contract's percentile q of the sorted window, written out as it reads. */
+static void
+naive_result(const struct naive *w, double q, uint64_t min_count, struct agg_result *r)
+{
+	const double *x = w->sorted;
+	double h, lo;
+
+	r->kind = AGG_RESULT_NULL;
+	if (w->count == 0 || w->count < min_count)
+		return;
+	r->kind = AGG_RESULT_NUMBER;
+	if (w->has_nan) {
+		r->number = NAN;
+		return;
+	}
+	h = (double)(w->count - 1) * q;
+	lo = floor(h);
+	if (h == lo || x[(size_t)lo] == x[(size_t)lo + 1])
+		r->number = x[(size_t)lo];
+	else
+		r->number = x[(size_t)lo] + (h - lo) * (x[(size_t)lo + 1] - x[(size_t)lo]);
+}
+
+/* Asserts got equals want bit for bit, NaN any NaN and a zero either zero. */
+static void
+check_result(const struct agg_result *got, const struct agg_result *want, const char *what,
+    double q, long step)
+{
+	cr_assert_eq(got->kind, want->kind, "%s q=%.17g step %ld: kind %d, expected %d", what,
+	    q, step, got->kind, want->kind);
+	if (want->kind != AGG_RESULT_NUMBER)
+		return;
+	if (isnan(want->number)) {
+		cr_assert(isnan(got->number), "%s q=%.17g step %ld: %.17g, expected nan", what, q,
+		    step, got->number);
+		return;
+	}
+	cr_assert(memcmp(&got->number, &want->number, sizeof(double)) == 0 ||
+	    (got->number == 0 && want->number == 0),
+	    "%s q=%.17g step %ld: %.17g, expected %.17g", what, q, step, got->number,
+	    want->number);
+}
+
+/* How a random sequence draws its values. */
+struct value_mix {
+	int missing_per_mille;
+	int nan_per_mille;
+	int inf_per_mille;
+	int small_set_per_mille;	/* values from a set of five, for duplicates */
+	int zero_per_mille;		/* -0 and +0 */
+};
+
+static double
+random_value(const struct value_mix *mix, unsigned *seed)
+{
+	int r = rand_r(seed) % 1000;
+
+	if ((r -= mix->nan_per_mille) < 0)
+		return NAN;
+	if ((r -= mix->inf_per_mille) < 0)
+		return rand_r(seed) % 2 ? INFINITY : -INFINITY;
+	if ((r -= mix->small_set_per_mille) < 0)
+		return (double)(rand_r(seed) % 5) - 2;
+	if ((r -= mix->zero_per_mille) < 0)
+		return rand_r(seed) % 2 ? 0.0 : -0.0;
+	if (r < 50)
+		return ldexp((double)rand_r(seed), rand_r(seed) % 200 - 100) *
+		    (rand_r(seed) % 2 ? 1 : -1);
+	return (rand_r(seed) % 2000000 - 1000000) / 1000.0;
+}
+
+/*
+ * Runs one random push/pop sequence of steps operations on a heap window for each
+ * percentile and on one sorted window, the window drifting towards a target size
+ * that changes every few hundred steps, and checks every result after every step:
+ * each window's own result, and the sorted window's answer for every percentile.
+ */
+static void
+random_sequence(unsigned seed, long steps)
+{
+	struct naive *w = calloc(1, sizeof(*w));
+	struct value_mix mix;
+	double q[PERCENTILE_COUNT];
+	struct agg *heaps[PERCENTILE_COUNT], *sorted;
+	struct agg_params params;
+	uint64_t min_counts[] = { 0, 1, 2, 5, 40 };
+	size_t target = 0;
+
+	cr_assert_not_null(w);
+	memcpy(q, fixed_percentiles, sizeof(fixed_percentiles));
+	q[FIXED_COUNT] = (double)rand_r(&seed) / RAND_MAX;
+	memset(&mix, 0, sizeof(mix));
+	/* Half the sequences are NaN-free, or NaN would hide the order from the check. */
+	mix.missing_per_mille = rand_r(&seed) % 3 * 60;
+	mix.nan_per_mille = seed % 2 ? 0 : rand_r(&seed) % 3;
+	mix.inf_per_mille = rand_r(&seed) % 3 * 10;
+	mix.small_set_per_mille = rand_r(&seed) % 3 * 300;
+	mix.zero_per_mille = rand_r(&seed) % 2 * 50;
+	params = (struct agg_params){ .min_count = min_counts[rand_r(&seed) % 5] };
+	for (size_t i = 0; i < PERCENTILE_COUNT; i++) {
+		params.percentile = q[i];
+		heaps[i] = agg_quantile.create(&agg_quantile, &params);
+		cr_assert_not_null(heaps[i]);
+	}
+	params.percentile = q[FIXED_COUNT];
+	sorted = agg_quantile_sorted.create(&agg_quantile_sorted, &params);
+	cr_assert_not_null(sorted);
+
+	for (long step = 0; step < steps; step++) {
+		bool push;
+		struct agg_result got, want;
+
+		if (step % 300 == 0)
+			target = rand_r(&seed) % 3 == 0 ? (size_t)(rand_r(&seed) % 8) :
+			    (size_t)(rand_r(&seed) % MAX_WINDOW);
+		push = w->slots == 0 || (w->slots < target ? rand_r(&seed) % 5 != 0 :
+		    rand_r(&seed) % 5 == 0);
+		if (push && w->slots < MAX_WINDOW) {
+			struct agg_value v = { 0 };
+
+			v.has_number = v.has_text = rand_r(&seed) % 1000 >= mix.missing_per_mille;
+			v.number = v.has_number ? random_value(&mix, &seed) : 0;
+			for (size_t i = 0; i < PERCENTILE_COUNT; i++)
+				cr_assert_eq(agg_quantile.push(heaps[i], &v), 0);
+			cr_assert_eq(agg_quantile_sorted.push(sorted, &v), 0);
+			w->present[w->slots] = v.has_number;
+			w->value[w->slots] = v.number;
+			w->slots++;
+		} else {
+			for (size_t i = 0; i < PERCENTILE_COUNT; i++)
+				agg_quantile.pop(heaps[i]);
+			agg_quantile_sorted.pop(sorted);
+			memmove(w->present, w->present + 1, (w->slots - 1) * sizeof(bool));
+			memmove(w->value, w->value + 1, (w->slots - 1) * sizeof(double));
+			w->slots--;
+		}
+		naive_sort(w);
+		cr_assert_eq(agg_quantile_sorted.size(sorted), w->slots);
+		cr_assert_eq(quantile_window_count(sorted), w->count);
+		for (size_t i = 0; i < PERCENTILE_COUNT; i++) {
+			cr_assert_eq(agg_quantile.size(heaps[i]), w->slots);
+			cr_assert_eq(quantile_window_count(heaps[i]), w->count);
+		}
+		/*
+		 * Asking for a result finishes a deferred pop; skip it on some steps so
+		 * that pops meet the next push or pop unfinished, as in a pipeline.
+		 */
+		if (rand_r(&seed) % 3 == 0)
+			continue;
+		for (size_t i = 0; i < PERCENTILE_COUNT; i++) {
+			naive_result(w, q[i], params.min_count, &want);
+			agg_quantile.result(heaps[i], &got);
+			check_result(&got, &want, "heap", q[i], step);
+			quantile_window_result(sorted, q[i], &got);
+			check_result(&got, &want, "sorted, shared", q[i], step);
+		}
+		naive_result(w, q[FIXED_COUNT], params.min_count, &want);
+		agg_quantile_sorted.result(sorted, &got);
+		check_result(&got, &want, "sorted", q[FIXED_COUNT], step);
+	}
+	for (size_t i = 0; i < PERCENTILE_COUNT; i++)
+		agg_quantile.destroy(heaps[i]);
+	agg_quantile_sorted.destroy(sorted);
+	free(w);
+}
+
+/*
+ * 100 sequences of 2,500 steps: 250,000 operations on each of 10 windows, two steps
+ * in three followed by 19 checks.
+ */
+Test(quantile, random_sequences_against_naive)
+{
+	for (unsigned seed = 1; seed <= 100; seed++)
+		random_sequence(seed * 7919, 2500);
+}
+
+/* The kinds under test, for the cases that hold for both. */
+static const struct agg_kind *const kinds[] = { &agg_quantile, &agg_quantile_sorted };
+#define KIND_COUNT 2
+
+static struct agg *
+make(const struct agg_kind *kind, double q, uint64_t min_count)
+{
+	struct agg_params params = { .min_count = min_count, .percentile = q };
+	struct agg *agg = kind->create(kind, &params);
+
+	cr_assert_not_null(agg);
+	return agg;
+}
+
+static void
+push_number(struct agg *agg, double x)
+{
+	struct agg_value v = { .has_text = true, .has_number = true, .number = x };
+
+	cr_assert_eq(agg->kind->push(agg, &v), 0);
+}
+
+static void
+push_missing(struct agg *agg)
+{
+	struct agg_value v = { 0 };
+
+	cr_assert_eq(agg->kind->push(agg, &v), 0);
+}
+
+/* The result of agg, asserting it is a number. */
+static double
+number_of(struct agg *agg)
+{
+	struct agg_result r;
+
+	agg->kind->result(agg, &r);
+	cr_assert_eq(r.kind, AGG_RESULT_NUMBER);
+	return r.number;
+}
+
+static bool
+is_null(struct agg *agg)
+{
+	struct agg_result r;
+
+	agg->kind->result(agg, &r);
+	return r.kind == AGG_RESULT_NULL;
+}
+
+/* Percentile q of values[0..count), pushed in that order, from a fresh window of kind. */
+static double
+percentile_of(const struct agg_kind *kind, double q, const double *values, size_t count)
+{
+	struct agg *agg = make(kind, q, 1);
+	double result;
+
+	for (size_t i = 0; i < count; i++)
+		push_number(agg, values[i]);
+	result = number_of(agg);
+	kind->destroy(agg);
+	return result;
+}
+
+Test(quantile, median_of_four_interpolates)
+{
+	const double values[] = { 4, 1, 3, 2 };
+
+	for (int k = 0; k < KIND_COUNT; k++)
+		cr_assert_eq(percentile_of(kinds[k], 0.5, values, 4), 2.5);
+}
+
+Test(quantile, p0_is_min_and_p100_is_max)
+{
+	const double values[] = { 7.5, -3.25, 12, 0, -3.25, 99.125, 4 };
+
+	for (int k = 0; k < KIND_COUNT; k++) {
+		cr_assert_eq(percentile_of(kinds[k], 0, values, 7), -3.25);
+		cr_assert_eq(percentile_of(kinds[k], 1, values, 7), 99.125);
+	}
+}
+
+/* p99 of 1..100: h = 99 · 0.99 = 98.01, between x[98] = 99 and x[99] = 100. */
+Test(quantile, p99_of_one_to_hundred)
+{
+	double values[100];
+	double h = 99 * 0.99;
+
+	for (int i = 0; i < 100; i++)
+		values[i] = 100 - i;
+	for (int k = 0; k < KIND_COUNT; k++) {
+		double got = percentile_of(kinds[k], 0.99, values, 100);
+
+		cr_assert_eq(got, 99 + (h - 98) * (100 - 99));
+		cr_assert_float_eq(got, 99.01, 1e-12);
+	}
+}
+
+Test(quantile, single_value_is_every_percentile)
+{
+	const double value = -17.5;
+
+	for (int k = 0; k < KIND_COUNT; k++)
+		for (size_t i = 0; i < FIXED_COUNT; i++)
+			cr_assert_eq(percentile_of(kinds[k], fixed_percentiles[i], &value, 1), -17.5);
+}
+
+/* min_count counts values, NaN included; missing values take a slot but do not count. */
+Test(quantile, min_count_counts_values_not_slots)
+{
+	for (int k = 0; k < KIND_COUNT; k++) {
+		struct agg *agg = make(kinds[k], 0.5, 3);
+
+		cr_assert(is_null(agg));
+		push_number(agg, 1);
+		push_missing(agg);
+		push_number(agg, 2);
+		push_missing(agg);
+		cr_assert(is_null(agg), "2 values < min_count 3");
+		cr_assert_eq(kinds[k]->size(agg), 4);
+		push_number(agg, NAN);
+		cr_assert(isnan(number_of(agg)), "a NaN is a value");
+		push_number(agg, 3);
+		kinds[k]->pop(agg);
+		cr_assert(isnan(number_of(agg)), "2, NaN, 3 are still 3 values");
+		kinds[k]->pop(agg);
+		kinds[k]->pop(agg);
+		cr_assert(is_null(agg), "2 values left, the NaN one of them");
+		kinds[k]->destroy(agg);
+	}
+}
+
+Test(quantile, empty_and_all_missing_windows_are_null)
+{
+	for (int k = 0; k < KIND_COUNT; k++) {
+		struct agg *agg = make(kinds[k], 0.5, 0);
+
+		cr_assert(is_null(agg));
+		push_missing(agg);
+		push_missing(agg);
+		cr_assert(is_null(agg), "min_count 0 still needs a value");
+		cr_assert_eq(kinds[k]->size(agg), 2);
+		push_number(agg, 5);
+		cr_assert_eq(number_of(agg), 5);
+		kinds[k]->pop(agg);
+		kinds[k]->pop(agg);
+		kinds[k]->pop(agg);
+		cr_assert(is_null(agg));
+		cr_assert_eq(kinds[k]->size(agg), 0);
+		kinds[k]->destroy(agg);
+	}
+}
+
+Test(quantile, nan_poisons_until_it_leaves)
+{
+	for (int k = 0; k < KIND_COUNT; k++) {
+		struct agg *agg = make(kinds[k], 0.5, 1);
+
+		push_number(agg, 1);
+		push_number(agg, NAN);
+		push_number(agg, 3);
+		cr_assert(isnan(number_of(agg)));
+		kinds[k]->pop(agg);
+		cr_assert(isnan(number_of(agg)));
+		kinds[k]->pop(agg);
+		cr_assert_eq(number_of(agg), 3);
+		kinds[k]->destroy(agg);
+	}
+}
+
+/*
+ * Infinities sort as numbers; equal neighbours give their value without arithmetic,
+ * otherwise IEEE arithmetic decides, as the contract's formula reads.
+ */
+Test(quantile, infinities_follow_the_formula)
+{
+	const double two_pos[] = { INFINITY, INFINITY }, two_neg[] = { -INFINITY, -INFINITY };
+	const double pos_finite[] = { INFINITY, 1 }, both[] = { INFINITY, -INFINITY };
+	const double neg_finite[] = { 1, -INFINITY };
+	const double inf_in_middle[] = { -INFINITY, 1, 2, INFINITY, 3 };
+
+	for (int k = 0; k < KIND_COUNT; k++) {
+		cr_assert_eq(percentile_of(kinds[k], 0.5, two_pos, 2), INFINITY);
+		cr_assert_eq(percentile_of(kinds[k], 0.5, two_neg, 2), -INFINITY);
+		cr_assert_eq(percentile_of(kinds[k], 0.5, pos_finite, 2), INFINITY);
+		cr_assert(isnan(percentile_of(kinds[k], 0.5, both, 2)));
+		/* -inf + 0.5 · (1 - -inf) = -inf + inf */
+		cr_assert(isnan(percentile_of(kinds[k], 0.5, neg_finite, 2)));
+		cr_assert_eq(percentile_of(kinds[k], 0, neg_finite, 2), -INFINITY);
+		cr_assert_eq(percentile_of(kinds[k], 0.5, inf_in_middle, 5), 2);
+		cr_assert_eq(percentile_of(kinds[k], 1, inf_in_middle, 5), INFINITY);
+	}
+}
+
+Test(quantile, negative_and_positive_zero_are_equal)
+{
+	const double zeros[] = { 0.0, -0.0, 0.0, -0.0, -1, 1 };
+
+	for (int k = 0; k < KIND_COUNT; k++) {
+		struct agg *agg = make(kinds[k], 0.5, 1);
+
+		for (int i = 0; i < 6; i++)
+			push_number(agg, zeros[i]);
+		cr_assert_eq(number_of(agg), 0);
+		for (int i = 0; i < 4; i++) {
+			kinds[k]->pop(agg);
+			push_number(agg, i % 2 ? 0.0 : -0.0);
+			cr_assert_eq(number_of(agg), 0);
+		}
+		kinds[k]->destroy(agg);
+	}
+}
+
+/* A run of equal values with one outlier passing through, popped one by one. */
+Test(quantile, duplicates_keep_their_count)
+{
+	for (int k = 0; k < KIND_COUNT; k++) {
+		struct agg *agg = make(kinds[k], 0.9, 1);
+
+		for (int i = 0; i < 50; i++)
+			push_number(agg, i == 25 ? 100 : 7);
+		cr_assert_eq(number_of(agg), 7);
+		for (int i = 0; i < 49; i++) {
+			kinds[k]->pop(agg);
+			cr_assert_eq(quantile_window_count(agg), (uint64_t)(49 - i));
+		}
+		cr_assert_eq(number_of(agg), 7);
+		kinds[k]->destroy(agg);
+	}
+}
+
+/*
+ * A row window of 10^9 slots over 10 records holds only those 10: storage follows the
+ * elements held, not the window's declared size.
+ */
+Test(quantile, huge_window_on_few_records_uses_little_memory)
+{
+	for (int k = 0; k < KIND_COUNT; k++) {
+		struct agg *agg = make(kinds[k], 0.99, 1);
+		struct quantile_stats stats;
+		const uint64_t window = 1000000000;
+
+		for (int i = 0; i < 10; i++) {
+			if (kinds[k]->size(agg) == window)
+				kinds[k]->pop(agg);
+			push_number(agg, i);
+		}
+		quantile_window_stats(agg, &stats);
+		cr_assert_eq(stats.slots, 10);
+		cr_assert_eq(stats.values, 10);
+		cr_assert_leq(stats.ring_capacity, 16);
+		cr_assert_leq(stats.order_capacity, 32);
+		cr_assert_leq(stats.bytes, 1024, "%zu bytes", stats.bytes);
+		kinds[k]->destroy(agg);
+	}
+}
+
+/* The memory target: at most 40 bytes per slot at a window of 10^6 values. */
+Test(quantile, memory_per_slot_at_a_million)
+{
+	for (int k = 0; k < KIND_COUNT; k++) {
+		const double qs[] = { 0.5, 0.99 };
+
+		for (int j = 0; j < 2; j++) {
+			struct agg *agg = make(kinds[k], qs[j], 1);
+			struct quantile_stats stats;
+			unsigned seed = 42;
+
+			for (int i = 0; i < 1000000; i++) {
+				if (kinds[k] == &agg_quantile_sorted)
+					push_number(agg, i);	/* appends: no memmove */
+				else
+					push_number(agg, rand_r(&seed));
+			}
+			quantile_window_stats(agg, &stats);
+			cr_assert_leq(stats.bytes, 40 * 1000000, "%zu bytes", stats.bytes);
+			kinds[k]->destroy(agg);
+		}
+	}
+}
+
+Test(quantile, heap_serves_its_own_percentile_only)
+{
+	struct agg *heap = make(&agg_quantile, 0.25, 1);
+	struct agg *sorted = make(&agg_quantile_sorted, 0.25, 1);
+	struct agg_result r;
+
+	cr_assert(quantile_window_serves(heap, 0.25));
+	cr_assert_not(quantile_window_serves(heap, 0.5));
+	cr_assert(quantile_window_serves(sorted, 0.5));
+	for (int i = 1; i <= 5; i++) {
+		push_number(heap, i);
+		push_number(sorted, i);
+	}
+	quantile_window_result(heap, 0.25, &r);
+	cr_assert_eq(r.number, 2);
+	quantile_window_result(sorted, 0.5, &r);
+	cr_assert_eq(r.number, 3);
+	cr_assert_eq(quantile_window_value(sorted, 0.9), 4.6);
+	agg_quantile.destroy(heap);
+	agg_quantile_sorted.destroy(sorted);
+}
+
+/* The full-window order the pipeline uses: pop, push, result, with values re-entering. */
+Test(quantile, sliding_full_window)
+{
+	for (int k = 0; k < KIND_COUNT; k++) {
+		struct agg *agg = make(kinds[k], 0.5, 1);
+
+		for (int i = 0; i < 1000; i++) {
+			if (kinds[k]->size(agg) == 3)
+				kinds[k]->pop(agg);
+			push_number(agg, i % 7);
+			if (i >= 2) {
+				double a = (i - 2) % 7, b = (i - 1) % 7, c = i % 7;
+				double mid = fmax(fmin(a, b), fmin(fmax(a, b), c));
+
+				cr_assert_eq(number_of(agg), mid, "step %d", i);
+			}
+		}
+		kinds[k]->destroy(agg);
+	}
+}
+
+#ifdef SWAG_FAULT_INJECTION
+/*
+ * Out of memory (make FAULT=1): the Nth allocation fails, for each of the 23 that
+ * the two windows below make.  The failing push must return -1 and leave the window
+ * as it was, so that the window still agrees with the values that did get in.
+ */
+static int fault_points[] = {
+	1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23
+};
+
+ParameterizedTestParameters(quantile, failed_allocation_leaves_window_intact)
+{
+	return cr_make_param_array(int, fault_points,
+	    sizeof(fault_points) / sizeof(fault_points[0]));
+}
+
+ParameterizedTest(int *fail_at, quantile, failed_allocation_leaves_window_intact)
+{
+	char text[16];
+	int failures = 0;
+
+	snprintf(text, sizeof(text), "%d", *fail_at);
+	setenv("SWAG_FAIL_ALLOC", text, 1);
+	for (int k = 0; k < KIND_COUNT; k++) {
+		struct agg_params params = { .min_count = 1, .percentile = 0.5 };
+		struct agg *agg = kinds[k]->create(kinds[k], &params);
+		double held = 0;	/* the values 1..held are in the window */
+
+		if (agg == NULL) {
+			failures++;
+			continue;
+		}
+		for (int i = 1; i <= 100; i++) {
+			struct agg_value v = { .has_text = true, .has_number = true,
+			    .number = held + 1 };
+
+			if (kinds[k]->push(agg, &v) != 0) {
+				failures++;
+				cr_assert_eq(kinds[k]->size(agg), (uint64_t)held);
+				continue;
+			}
+			held++;
+			cr_assert_eq(number_of(agg), (1 + held) / 2);
+		}
+		kinds[k]->destroy(agg);
+	}
+	cr_assert_eq(failures, 1, "allocation %d failed %d times", *fail_at, failures);
+}
+#endif
