@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "agg.h"
+#include "agg_distinct.h"
 #include "agg_mode.h"
 #include "agg_quantile.h"
 #include "numparse.h"
@@ -15,6 +16,7 @@ static const struct {
 } agg_names[] = {
 	{ "avg", &agg_avg },
 	{ "count", &agg_count },
+	{ "distinct", &agg_distinct },
 	{ "max", &agg_max },
 	{ "mean", &agg_avg },
 	{ "median", &agg_quantile },

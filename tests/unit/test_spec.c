@@ -17,6 +17,24 @@ Test(spec, name_only)
 	cr_assert_str_eq(spec.text, "avg");
 }
 
+Test(spec, holistic_names)
+{
+	struct agg_spec spec;
+
+	cr_assert_eq(spec_parse("median:2", &spec), SPEC_OK);
+	cr_assert_float_eq(spec.params.percentile, 0.5, 0);
+	cr_assert_eq(spec_parse("p99", &spec), SPEC_OK);
+	cr_assert_float_eq(spec.params.percentile, 0.99, 1e-15);
+	cr_assert_eq(spec_parse("p99.9@10", &spec), SPEC_OK);
+	cr_assert_float_eq(spec.params.percentile, 0.999, 1e-15);
+	cr_assert_eq(spec_parse("p0", &spec), SPEC_OK);
+	cr_assert_eq(spec.params.percentile, 0);
+	cr_assert_eq(spec_parse("p100", &spec), SPEC_OK);
+	cr_assert_eq(spec.params.percentile, 1);
+	cr_assert_eq(spec_parse("mode:3", &spec), SPEC_OK);
+	cr_assert_eq(spec_parse("distinct", &spec), SPEC_OK);
+}
+
 Test(spec, column_and_window)
 {
 	struct agg_spec spec;
@@ -39,7 +57,12 @@ Test(spec, errors)
 	struct agg_spec spec;
 
 	cr_assert_eq(spec_parse("", &spec), SPEC_UNKNOWN_AGGREGATE);
-	cr_assert_eq(spec_parse("median", &spec), SPEC_UNKNOWN_AGGREGATE);
+	cr_assert_eq(spec_parse("medain", &spec), SPEC_UNKNOWN_AGGREGATE);
+	cr_assert_eq(spec_parse("p100.5", &spec), SPEC_UNKNOWN_AGGREGATE);
+	cr_assert_eq(spec_parse("p-1", &spec), SPEC_UNKNOWN_AGGREGATE);
+	cr_assert_eq(spec_parse("p", &spec), SPEC_UNKNOWN_AGGREGATE);
+	cr_assert_eq(spec_parse("p.5", &spec), SPEC_UNKNOWN_AGGREGATE);
+	cr_assert_eq(spec_parse("p1e1", &spec), SPEC_UNKNOWN_AGGREGATE);
 	cr_assert_eq(spec_parse("Avg", &spec), SPEC_UNKNOWN_AGGREGATE);
 	cr_assert_eq(spec_parse(":2", &spec), SPEC_UNKNOWN_AGGREGATE);
 	cr_assert_eq(spec_parse("avg:", &spec), SPEC_BAD_COLUMN);
