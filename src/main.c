@@ -232,40 +232,34 @@ hash_seed(void)
 	return seed;
 }
 
-/* Writes one summary line per kind of bad input seen, unless -q. */
+/* Writes one summary line per kind of bad input seen. */
 static void
 report_problems(const struct pipeline_report *report)
 {
-	const struct problem *p = &report->problems[PROBLEM_NOT_NUMBER];
+	/* What each kind of problem did, for one and for several. */
+	static const struct {
+		enum problem_kind kind;
+		const char *one, *several;
+	} words[] = {
+		{ PROBLEM_NOT_NUMBER, "field was not a number", "fields were not numbers" },
+		{ PROBLEM_SHORT_RECORD, "record had too few fields", "records had too few fields" },
+		{ PROBLEM_BAD_TIMESTAMP, "timestamp could not be read, taken as the newest before",
+		    "timestamps could not be read, taken as the newest before" },
+		{ PROBLEM_TIME_BACKWARDS, "timestamp went backwards, taken as the newest before",
+		    "timestamps went backwards, taken as the newest before" },
+		{ PROBLEM_EPOCH_UNIT,
+		    "timestamp was above 1e11 seconds, probably not in seconds: see --epoch-unit",
+		    "timestamps were above 1e11 seconds, probably not in seconds: see --epoch-unit" },
+	};
 
-	if (p->count > 0)
-		warn_message("%llu %s not %s (first: line %llu, column %zu)",
-		    (unsigned long long)p->count, p->count == 1 ? "field was" : "fields were",
-		    p->count == 1 ? "a number" : "numbers", (unsigned long long)p->first_line,
-		    p->first_column);
-	p = &report->problems[PROBLEM_SHORT_RECORD];
-	if (p->count > 0)
-		warn_message("%llu %s too few fields (first: line %llu, column %zu)",
-		    (unsigned long long)p->count, p->count == 1 ? "record had" : "records had",
-		    (unsigned long long)p->first_line, p->first_column);
-	p = &report->problems[PROBLEM_BAD_TIMESTAMP];
-	if (p->count > 0)
-		warn_message("%llu %s not be read, taken as the newest before "
-		    "(first: line %llu, column %zu)", (unsigned long long)p->count,
-		    p->count == 1 ? "timestamp could" : "timestamps could",
-		    (unsigned long long)p->first_line, p->first_column);
-	p = &report->problems[PROBLEM_TIME_BACKWARDS];
-	if (p->count > 0)
-		warn_message("%llu %s backwards, taken as the newest before "
-		    "(first: line %llu, column %zu)", (unsigned long long)p->count,
-		    p->count == 1 ? "timestamp went" : "timestamps went",
-		    (unsigned long long)p->first_line, p->first_column);
-	p = &report->problems[PROBLEM_EPOCH_UNIT];
-	if (p->count > 0)
-		warn_message("%llu %s above 1e11 seconds, probably not in seconds: see "
-		    "--epoch-unit (first: line %llu, column %zu)", (unsigned long long)p->count,
-		    p->count == 1 ? "timestamp was" : "timestamps were",
-		    (unsigned long long)p->first_line, p->first_column);
+	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++) {
+		const struct problem *p = &report->problems[words[i].kind];
+
+		if (p->count > 0)
+			warn_message("%llu %s (first: line %llu, column %zu)",
+			    (unsigned long long)p->count, p->count == 1 ? words[i].one : words[i].several,
+			    (unsigned long long)p->first_line, p->first_column);
+	}
 }
 
 /* Words the problem that stopped a --strict run. */

@@ -157,6 +157,20 @@ is_blank(char c)
 	return c == ' ' || c == '\t';
 }
 
+/* Returns text without its surrounding blanks, its length in *len. */
+static const char *
+trim_blanks(const char *text, size_t n, size_t *len)
+{
+	while (n > 0 && is_blank(text[0])) {
+		text++;
+		n--;
+	}
+	while (n > 0 && is_blank(text[n - 1]))
+		n--;
+	*len = n;
+	return text;
+}
+
 /*
  * Points v at the field's text without surrounding blanks (a quoted CSV field keeps
  * them; a value is identified without).  Returns false when the field is missing:
@@ -166,14 +180,7 @@ static bool
 field_value(const struct pipeline_config *config, const struct field *field,
     struct agg_value *v)
 {
-	v->text = field->text;
-	v->text_len = field->len;
-	while (v->text_len > 0 && is_blank(v->text[0])) {
-		v->text++;
-		v->text_len--;
-	}
-	while (v->text_len > 0 && is_blank(v->text[v->text_len - 1]))
-		v->text_len--;
+	v->text = trim_blanks(field->text, field->len, &v->text_len);
 	return v->text_len > 0 && !(config->na_count > 0 &&
 	    is_na_text(config, v->text, v->text_len));
 }
@@ -424,18 +431,9 @@ pipeline_group(struct pipeline *p, const struct record *record)
 	size_t len = 0;
 	struct group *g;
 
-	if (p->group_column <= record->field_count) {
-		const struct field *f = &record->fields[p->group_column - 1];
-
-		key = f->text;
-		len = f->len;
-		while (len > 0 && is_blank(key[0])) {
-			key++;
-			len--;
-		}
-		while (len > 0 && is_blank(key[len - 1]))
-			len--;
-	}
+	if (p->group_column <= record->field_count)
+		key = trim_blanks(record->fields[p->group_column - 1].text,
+		    record->fields[p->group_column - 1].len, &len);
 	if ((g = keytable_find(p->groups, key, len)) != NULL)
 		return g;
 	if ((g = mem_realloc(NULL, sizeof(*g))) == NULL)
