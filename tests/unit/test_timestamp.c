@@ -376,6 +376,45 @@ Test(clf, every_month_name)
 	}
 }
 
+/* Every three bytes from a set of letters, digits and tricky bytes: only the 12 names pass. */
+Test(clf, month_names_and_nothing_else)
+{
+	static const char *names = "janfebmaraprmayjunjulaugsepoctnovdec";
+	char bytes[128];
+	size_t count = 0;
+	for (char c = 'a'; c <= 'z'; c++) {
+		bytes[count++] = c;
+		bytes[count++] = (char)(c - 'a' + 'A');
+	}
+	for (char c = '0'; c <= '9'; c++)
+		bytes[count++] = c;
+	const char tricky[] = {'\0', '@', '`', '[', '{', '/', ' ', (char)0x80, (char)0xC1,
+	                       (char)0xE1, (char)0xEE, (char)0xCE, (char)0xFF};
+	memcpy(bytes + count, tricky, sizeof tricky);
+	count += sizeof tricky;
+	char text[] = "28/Xxx/2026:02:28:56";
+	int accepted = 0;
+	for (size_t i = 0; i < count; i++) {
+		for (size_t j = 0; j < count; j++) {
+			for (size_t k = 0; k < count; k++) {
+				text[3] = bytes[i], text[4] = bytes[j], text[5] = bytes[k];
+				int64_t nanos;
+				if (!parse_timestamp(text, sizeof text - 1, EPOCH_SECONDS, &nanos))
+					continue;
+				accepted++;
+				char lowered[3] = {(char)(text[3] | 0x20), (char)(text[4] | 0x20),
+				                   (char)(text[5] | 0x20)};
+				const char *found = NULL;
+				for (int month = 0; month < 12 && !found; month++)
+					if (memcmp(names + 3 * month, lowered, 3) == 0)
+						found = names + 3 * month;
+				cr_assert_not_null(found, "month \"%.3s\" accepted", text + 3);
+			}
+		}
+	}
+	cr_assert_eq(accepted, 12 * 8, "12 names, each in 8 mixes of case");
+}
+
 Test(clf, refused)
 {
 	expect_refused("[30/Nov/2026:02:28:56 +0000");
@@ -745,6 +784,72 @@ Test(calendar, random_epochs_round_trip)
 			         (unsigned long long)magnitude);
 		expect_timestamp_in((enum epoch_unit)unit, text, nanos);
 	}
+}
+
+/*
+** Valid timestamps of every form with random bytes changed, deleted or repeated, read from
+** the end of a heap block so that AddressSanitizer sees any read past a field. Whenever the
+** text splits at its space into a first half and a rest, reading the two as a pair must
+** agree with reading the whole, when a single space separates them: the whitespace reader
+** and the CSV reader see one instant.
+*/
+Test(garbage, mutated_timestamps)
+{
+	static const char *seeds[] = {
+		"2026-11-30T02:28:56.250+01:00", "2026-11-30 02:28:56,5Z", "2024-02-29 23:59:60-0030",
+		"[30/Nov/2026:02:28:56 +0000]", "[29/Feb/2024:02:28:56.5 -05:30]", "1796005736.25",
+		"-9223372036.854775808", "2262-04-11 23:47:16.854775807", "250ms", "1.5m",
+	};
+	static const char alphabet[] = "0123456789-+:.,/ TtZz[]NnOoVv\0\t\xff";
+	uint64_t state = 0xC0FFEE;
+	int pairs_compared = 0, pairs_accepted = 0;
+	char text[64], *block = malloc(sizeof text);
+	cr_assert_not_null(block);
+	for (int round = 0; round < 200000; round++) {
+		const char *seed = seeds[random_next(&state) % (sizeof seeds / sizeof seeds[0])];
+		size_t len = strlen(seed);
+		memcpy(text, seed, len);
+		for (int edits = 1 + (int)(random_next(&state) % 3); edits > 0 && len > 0; edits--) {
+			size_t at = random_next(&state) % len;
+			char byte = alphabet[random_next(&state) % (sizeof alphabet - 1)];
+			switch (random_next(&state) % 3) {
+			case 0: text[at] = byte; break;
+			case 1: memmove(text + at, text + at + 1, len - at - 1), len--; break;
+			default:
+				if (len < sizeof text - 1) {
+					memmove(text + at + 1, text + at, len - at);
+					text[at] = byte;
+					len++;
+				}
+			}
+		}
+		/* Each parser reads the text as the last bytes of the block. */
+		char *field = block + sizeof text - len;
+		memcpy(field, text, len);
+		int64_t whole = 0, pair = 0;
+		bool whole_ok = parse_timestamp(field, len, EPOCH_SECONDS, &whole);
+		(void)parse_duration(field, len, &pair);
+		(void)epoch_exceeds_1e11_seconds(field, len, EPOCH_MILLISECONDS);
+		/* Only one blank between the halves: the pair ignores more, a single field not. */
+		char *space = memchr(field, ' ', len);
+		if (!space || space == field || space == field + len - 1 || space[-1] == '\t'
+		    || space[1] == ' ' || space[1] == '\t')
+			continue;
+		size_t first_len = (size_t)(space - field);
+		if (!timestamp_is_first_half(field, first_len))
+			continue;
+		bool pair_ok = parse_timestamp_pair(field, first_len, space + 1, len - first_len - 1,
+		                                    &pair);
+		pairs_compared++;
+		pairs_accepted += pair_ok;
+		if (pair_ok != whole_ok || whole != pair)
+			cr_assert_fail("\"%.*s\": whole %d %lld, as a pair %d %lld", (int)len, text,
+			               whole_ok, (long long)whole, pair_ok, (long long)pair);
+	}
+	free(block);
+	cr_log_info("%d pairs compared, %d accepted", pairs_compared, pairs_accepted);
+	cr_assert_gt(pairs_accepted, 1000, "the generator rarely makes a pair: %d", pairs_accepted);
+	cr_assert_gt(pairs_compared - pairs_accepted, 1000, "and rarely a refused one");
 }
 
 /* ---------------------------------------------------------------------------------------
