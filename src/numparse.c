@@ -1,7 +1,8 @@
 /*
 ** numparse.c: parse_number, the number reader of every input field.
 **
-** A field takes one of three routes, cheapest first:
+** A field takes one of three routes, cheapest first, after a shortcut for the plainest
+** decimals (route 0, parse_plain_decimal, which is route 1 in one loop):
 **
 **   1. The exact fast path (Clinger, 1990). The scanner gathers up to 19 significant
 **      digits into a uint64_t and a power of ten. When the digits are at most 2^53 and the
@@ -1041,7 +1042,57 @@ static void read_long_mantissa(const unsigned char *text, const unsigned char *e
 	*dropped_nonzero = dropped;
 }
 
-bool parse_number(const char *s, size_t len, double *out)
+/*
+** Route 0, tried first: the plain decimals of most logs, "[-]digits[.digits]" with at most
+** 19 characters after the sign, no blanks and no exponent, whose digits make at most 2^53.
+** One loop reads them, and one exact division by a power of ten rounds them (Clinger).
+** Returns false, storing nothing, for anything else, which the general scanner then reads
+** afresh. About 105 instructions for "37.922", call included, where the general scanner
+** takes 160 (callgrind, swag -w 1000 avg). Reading 8 bytes at a time (SWAR) was tried
+** and gained 8 of those: the constants and the point's removal eat what the loop saves.
+*/
+static bool parse_plain_decimal(const unsigned char *p, const unsigned char *end, double *out)
+{
+#if HAVE_EXACT_DOUBLE_ARITHMETIC
+	const unsigned char *point = NULL, *first;
+	uint64_t mantissa = 0;
+	bool negative = p < end && *p == '-';
+	double value;
+
+	p += negative;
+	first = p;
+	if (end - first > EXACT_DIGITS_MAX || p == end)
+		return false;
+	for (; p < end; p++) {
+		unsigned digit = (unsigned)*p - '0';
+		if (digit <= 9)
+			mantissa = mantissa * 10 + digit;
+		else if (*p == '.' && point == NULL)
+			point = p;
+		else
+			return false;
+	}
+	/* A lone point is not a number; at most 19 digits cannot wrap the mantissa. */
+	if ((point != NULL && end - first == 1) || mantissa > (uint64_t)1 << 53)
+		return false;
+	value = (double)mantissa;
+	if (point != NULL)
+		value /= exact_powers_of_ten[end - point - 1]; /* at most 18 decimals */
+	*out = negative ? -value : value;
+	return true;
+#else
+	(void)p;
+	(void)end;
+	(void)out;
+	return false;
+#endif
+}
+
+/*
+** Routes 1 to 3: parse_number for everything that route 0 leaves. Kept out of line so
+** that route 0 runs without the stack frame that this one needs.
+*/
+static __attribute__((noinline)) bool parse_general(const char *s, size_t len, double *out)
 {
 	const unsigned char *p = (const unsigned char *)s;
 	const unsigned char *end = p + len;
@@ -1196,4 +1247,11 @@ bool parse_number(const char *s, size_t len, double *out)
 	*out = parse_slow(mantissa_begin, (size_t)(mantissa_end - mantissa_begin), explicit_exponent,
 	                  negative);
 	return true;
+}
+
+bool parse_number(const char *s, size_t len, double *out)
+{
+	const unsigned char *p = (const unsigned char *)s;
+
+	return parse_plain_decimal(p, p + len, out) || parse_general(s, len, out);
 }

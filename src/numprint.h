@@ -54,7 +54,8 @@ size_t format_fixed(double x, int precision, char *buf);
 
 /*
 ** Writes v in plain decimal into buf, without sign or leading zeros ("0" for zero).
-** Returns the number of bytes written, at most 20.
+** Returns the length of the text, at most 20. The bytes of buf after the text, up to
+** buf + 20, may have been overwritten.
 */
 size_t format_uint(uint64_t v, char *buf);
 
