@@ -70,6 +70,15 @@ struct agg_kind {
 	void (*result)(struct agg *agg, struct agg_result *result);
 	/* The number of records (slots) in the window. */
 	uint64_t (*size)(const struct agg *agg);
+	/*
+	 * Optional (NULL: agg_slide() calls size, pop, push and result instead): moves a
+	 * window of at most rows records one record on, popping the oldest when it holds
+	 * rows, then pushes value and, when result is not NULL, stores the window's result
+	 * there.  Returns 0, or -1 when memory is short.  It is the per-record path of every
+	 * row window: one indirect call instead of four.
+	 */
+	int (*slide)(struct agg *agg, uint64_t rows, const struct agg_value *value,
+	    struct agg_result *result);
 };
 
 /* Every aggregate starts with this header, so the table travels with the window. */
@@ -79,6 +88,28 @@ struct agg {
 };
 
 /*
+ * Moves a window of at most rows records one record on by value, storing its result in
+ * *result when result is not NULL: the kind's slide(), or its size, pop, push and
+ * result when it has none.  Returns 0, or -1 when memory is short.
+ */
+static inline int
+agg_slide(struct agg *agg, uint64_t rows, const struct agg_value *value,
+    struct agg_result *result)
+{
+	const struct agg_kind *kind = agg->kind;
+
+	if (kind->slide != NULL)
+		return kind->slide(agg, rows, value, result);
+	if (kind->size(agg) == rows)
+		kind->pop(agg);	/* pop first: a full window of W slots never needs a W+1st */
+	if (kind->push(agg, value) != 0)
+		return -1;
+	if (result != NULL)
+		kind->result(agg, result);
+	return 0;
+}
+
+/*
  * Finds the aggregate called name (len bytes, not NUL-terminated) and fills *params
  * with what the name itself says (a percentile's N).  Returns the kind, or NULL when
  * no aggregate has that name.
@@ -86,7 +117,22 @@ struct agg {
 const struct agg_kind *agg_lookup(const char *name, size_t len, struct agg_params *params);
 
 /* The kinds of agg_monoid.c, on the two-stack engine. */
-extern const struct agg_kind agg_sum, agg_avg, agg_count, agg_min, agg_max, agg_var,
-    agg_stddev;
+extern const struct agg_kind agg_sum, agg_avg, agg_count, agg_var, agg_stddev;
+
+/*
+ * min and max have two engines: agg_minmax.c's monotonic deque, the default, and the
+ * two-stack of agg_monoid.c, which building with -DSWAG_FORCE_TWOSTACK makes the default
+ * so that the two can be compared (make bench does).  agg_min and agg_max name the
+ * default; tests and benchmarks reach both by their own names.
+ */
+extern const struct agg_kind agg_min_deque, agg_max_deque, agg_min_twostack,
+    agg_max_twostack;
+#ifdef SWAG_FORCE_TWOSTACK
+#define agg_min agg_min_twostack
+#define agg_max agg_max_twostack
+#else
+#define agg_min agg_min_deque
+#define agg_max agg_max_deque
+#endif
 
 #endif /* SWAG_AGG_H */

@@ -4,7 +4,8 @@
  *
  * Each is four small functions, as in the seed: empty(), unit(x), combine(older,
  * newer) and finalize().  The window code around them is shared and inlined per
- * aggregate (monoid_push and friends), so combine() costs no indirect call.
+ * aggregate (monoid_push and friends), and the four are TWOSTACK_INLINE, so combine()
+ * costs no call at all.
  */
 #include <math.h>
 #include <stdint.h>
@@ -24,7 +25,7 @@
 #define HAS_POS_INF	2u
 #define HAS_NEG_INF	4u
 
-static unsigned
+TWOSTACK_INLINE unsigned
 nonfinite_flag(double x)
 {
 	if (isnan(x))
@@ -41,13 +42,13 @@ struct sum_agg {
 	unsigned flags;
 };
 
-static void
+TWOSTACK_INLINE void
 sum_empty(void *agg)
 {
 	*(struct sum_agg *)agg = (struct sum_agg){ 0.0, 0.0, 0, 0 };
 }
 
-static void
+TWOSTACK_INLINE void
 sum_unit(void *agg, double x)
 {
 	struct sum_agg *s = agg;
@@ -65,7 +66,7 @@ sum_unit(void *agg, double x)
  * sum overflow, the correction would be inf - inf: it is dropped, and the result is
  * the infinity that IEEE arithmetic gives too.
  */
-static void
+TWOSTACK_INLINE void
 sum_combine(void *out, const void *older, const void *newer)
 {
 	const struct sum_agg *a = older, *b = newer;
@@ -86,7 +87,7 @@ sum_combine(void *out, const void *older, const void *newer)
 }
 
 /* The window's sum with IEEE semantics for its NaNs and infinities. */
-static double
+TWOSTACK_INLINE double
 sum_value(const struct sum_agg *s)
 {
 	if (s->flags != 0) {
@@ -98,7 +99,7 @@ sum_value(const struct sum_agg *s)
 	return s->sum + s->error;
 }
 
-static void
+TWOSTACK_INLINE void
 sum_finalize(const void *agg, const struct agg_params *params, struct agg_result *r)
 {
 	const struct sum_agg *s = agg;
@@ -111,7 +112,7 @@ sum_finalize(const void *agg, const struct agg_params *params, struct agg_result
 	r->number = sum_value(s);
 }
 
-static void
+TWOSTACK_INLINE void
 avg_finalize(const void *agg, const struct agg_params *params, struct agg_result *r)
 {
 	const struct sum_agg *s = agg;
@@ -126,26 +127,26 @@ avg_finalize(const void *agg, const struct agg_params *params, struct agg_result
 
 /* count: the number of non-empty fields, whatever they hold. */
 
-static void
+TWOSTACK_INLINE void
 count_empty(void *agg)
 {
 	*(uint64_t *)agg = 0;
 }
 
-static void
+TWOSTACK_INLINE void
 count_unit(void *agg, double x)
 {
 	(void)x;
 	*(uint64_t *)agg = 1;
 }
 
-static void
+TWOSTACK_INLINE void
 count_combine(void *out, const void *older, const void *newer)
 {
 	*(uint64_t *)out = *(const uint64_t *)older + *(const uint64_t *)newer;
 }
 
-static void
+TWOSTACK_INLINE void
 count_finalize(const void *agg, const struct agg_params *params, struct agg_result *r)
 {
 	(void)params;
@@ -164,25 +165,25 @@ struct extreme_agg {
 	uint64_t n;
 };
 
-static void
+TWOSTACK_INLINE void
 min_empty(void *agg)
 {
 	*(struct extreme_agg *)agg = (struct extreme_agg){ INFINITY, 0 };
 }
 
-static void
+TWOSTACK_INLINE void
 max_empty(void *agg)
 {
 	*(struct extreme_agg *)agg = (struct extreme_agg){ -INFINITY, 0 };
 }
 
-static void
+TWOSTACK_INLINE void
 extreme_unit(void *agg, double x)
 {
 	*(struct extreme_agg *)agg = (struct extreme_agg){ x, 1 };
 }
 
-static void
+TWOSTACK_INLINE void
 min_combine(void *out, const void *older, const void *newer)
 {
 	const struct extreme_agg *a = older, *b = newer;
@@ -196,7 +197,7 @@ min_combine(void *out, const void *older, const void *newer)
 	((struct extreme_agg *)out)->value = value;
 }
 
-static void
+TWOSTACK_INLINE void
 max_combine(void *out, const void *older, const void *newer)
 {
 	const struct extreme_agg *a = older, *b = newer;
@@ -210,7 +211,7 @@ max_combine(void *out, const void *older, const void *newer)
 	((struct extreme_agg *)out)->value = value;
 }
 
-static void
+TWOSTACK_INLINE void
 extreme_finalize(const void *agg, const struct agg_params *params, struct agg_result *r)
 {
 	const struct extreme_agg *e = agg;
@@ -244,13 +245,13 @@ struct var_agg {
 	double m2;
 };
 
-static void
+TWOSTACK_INLINE void
 var_empty(void *agg)
 {
 	*(struct var_agg *)agg = (struct var_agg){ 0, 0, 0.0, 0.0 };
 }
 
-static void
+TWOSTACK_INLINE void
 var_unit(void *agg, double x)
 {
 	if (isfinite(x))
@@ -259,7 +260,7 @@ var_unit(void *agg, double x)
 		*(struct var_agg *)agg = (struct var_agg){ 1, 0, 0.0, 0.0 };
 }
 
-static void
+TWOSTACK_INLINE void
 var_combine(void *out, const void *older, const void *newer)
 {
 	const struct var_agg *a = older, *b = newer;
@@ -284,7 +285,7 @@ var_combine(void *out, const void *older, const void *newer)
 }
 
 /* The sample variance, NaN when a value is not finite; the caller checks n >= 2. */
-static double
+TWOSTACK_INLINE double
 var_value(const struct var_agg *v)
 {
 	if (v->finite != v->n)
@@ -292,7 +293,7 @@ var_value(const struct var_agg *v)
 	return v->m2 / (double)(v->n - 1);
 }
 
-static void
+TWOSTACK_INLINE void
 var_finalize(const void *agg, const struct agg_params *params, struct agg_result *r)
 {
 	const struct var_agg *v = agg;
@@ -305,7 +306,7 @@ var_finalize(const void *agg, const struct agg_params *params, struct agg_result
 	r->number = var_value(v);
 }
 
-static void
+TWOSTACK_INLINE void
 stddev_finalize(const void *agg, const struct agg_params *params, struct agg_result *r)
 {
 	var_finalize(agg, params, r);
@@ -330,7 +331,7 @@ struct monoid_window {
 	struct twostack stack;
 };
 
-static inline __attribute__((always_inline)) struct agg *
+TWOSTACK_INLINE struct agg *
 monoid_create(const struct agg_kind *kind, const struct agg_params *params,
     const struct monoid *m)
 {
@@ -344,16 +345,16 @@ monoid_create(const struct agg_kind *kind, const struct agg_params *params,
 	return &w->header;
 }
 
-static inline __attribute__((always_inline)) int
-monoid_push(struct agg *agg, const struct agg_value *value, const struct monoid *m)
+TWOSTACK_INLINE int
+monoid_push(struct agg *agg, const struct agg_value *value, enum agg_input input,
+    const struct monoid *m)
 {
 	struct monoid_window *w = (struct monoid_window *)agg;
 	union {
 		unsigned char bytes[TWOSTACK_AGG_MAX];
 		double align;
 	} unit;
-	bool present = agg->kind->input == AGG_INPUT_TEXT ? value->has_text :
-	    value->has_number;
+	bool present = input == AGG_INPUT_TEXT ? value->has_text : value->has_number;
 
 	if (present)
 		m->unit(unit.bytes, value->number);
@@ -362,13 +363,13 @@ monoid_push(struct agg *agg, const struct agg_value *value, const struct monoid 
 	return twostack_push(&w->stack, &m->ops, unit.bytes);
 }
 
-static inline __attribute__((always_inline)) void
+TWOSTACK_INLINE void
 monoid_pop(struct agg *agg, const struct monoid *m)
 {
 	twostack_pop(&((struct monoid_window *)agg)->stack, &m->ops);
 }
 
-static inline __attribute__((always_inline)) void
+TWOSTACK_INLINE void
 monoid_result(struct agg *agg, struct agg_result *result, const struct monoid *m)
 {
 	struct monoid_window *w = (struct monoid_window *)agg;
@@ -379,6 +380,21 @@ monoid_result(struct agg *agg, struct agg_result *result, const struct monoid *m
 
 	twostack_eval(&w->stack, &m->ops, total.bytes);
 	m->finalize(total.bytes, &agg->params, result);
+}
+
+TWOSTACK_INLINE int
+monoid_slide(struct agg *agg, uint64_t rows, const struct agg_value *value,
+    struct agg_result *result, enum agg_input input, const struct monoid *m)
+{
+	struct monoid_window *w = (struct monoid_window *)agg;
+
+	if (twostack_size(&w->stack) == rows)
+		twostack_pop(&w->stack, &m->ops);
+	if (monoid_push(agg, value, input, m) != 0)
+		return -1;
+	if (result != NULL)
+		monoid_result(agg, result, m);
+	return 0;
 }
 
 static void
@@ -397,11 +413,12 @@ monoid_size(const struct agg *agg)
 }
 
 /*
- * Defines the kind agg_NAME from the monoid NAME_monoid, with wrappers that hand the
- * shared window code a constant table, so that each aggregate gets its own inlined
- * copy of the engine.
+ * Defines the kind KIND, called NAME, from the monoid NAME_monoid, with wrappers that
+ * hand the shared window code a constant table, so that each aggregate gets its own
+ * inlined copy of the engine.  MONOID_KIND(NAME, INPUT) defines agg_NAME.
  */
-#define MONOID_KIND(NAME, INPUT)						\
+#define MONOID_KIND(NAME, INPUT) MONOID_KIND_AS(NAME, agg_##NAME, INPUT)
+#define MONOID_KIND_AS(NAME, KIND, INPUT)					\
 	static struct agg *							\
 	NAME##_create(const struct agg_kind *kind, const struct agg_params *params) \
 	{									\
@@ -410,7 +427,7 @@ monoid_size(const struct agg *agg)
 	static int								\
 	NAME##_push(struct agg *agg, const struct agg_value *value)		\
 	{									\
-		return monoid_push(agg, value, &NAME##_monoid);			\
+		return monoid_push(agg, value, INPUT, &NAME##_monoid);		\
 	}									\
 	static void								\
 	NAME##_pop(struct agg *agg)						\
@@ -422,9 +439,15 @@ monoid_size(const struct agg *agg)
 	{									\
 		monoid_result(agg, result, &NAME##_monoid);			\
 	}									\
-	const struct agg_kind agg_##NAME = {					\
+	static int								\
+	NAME##_slide(struct agg *agg, uint64_t rows, const struct agg_value *value, \
+	    struct agg_result *result)						\
+	{									\
+		return monoid_slide(agg, rows, value, result, INPUT, &NAME##_monoid); \
+	}									\
+	const struct agg_kind KIND = {						\
 		#NAME, INPUT, NAME##_create, monoid_destroy, NAME##_push,	\
-		NAME##_pop, NAME##_result, monoid_size				\
+		NAME##_pop, NAME##_result, monoid_size, NAME##_slide		\
 	}
 
 static const struct monoid sum_monoid = {
@@ -454,7 +477,8 @@ static const struct monoid stddev_monoid = {
 MONOID_KIND(sum, AGG_INPUT_NUMBER);
 MONOID_KIND(avg, AGG_INPUT_NUMBER);
 MONOID_KIND(count, AGG_INPUT_TEXT);
-MONOID_KIND(min, AGG_INPUT_NUMBER);
-MONOID_KIND(max, AGG_INPUT_NUMBER);
+/* The default min and max are agg_minmax.c's deque; these are the two-stack's. */
+MONOID_KIND_AS(min, agg_min_twostack, AGG_INPUT_NUMBER);
+MONOID_KIND_AS(max, agg_max_twostack, AGG_INPUT_NUMBER);
 MONOID_KIND(var, AGG_INPUT_NUMBER);
 MONOID_KIND(stddev, AGG_INPUT_NUMBER);

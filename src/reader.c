@@ -9,20 +9,6 @@
 #include "mem.h"
 #include "reader.h"
 
-struct reader {
-	int fd;
-	int (*idle)(void *context);
-	void *context;
-	char *buf;
-	size_t cap;
-	size_t start;		/* the unread data is buf[start, end) */
-	size_t end;
-	size_t scanned;		/* buf[start, scanned) is known to hold no LF */
-	bool eof;
-	bool started;		/* the byte-order mark has been looked for */
-	uint64_t line_number;
-};
-
 struct reader *
 reader_create(int fd, int (*idle)(void *context), void *context)
 {
@@ -30,11 +16,12 @@ reader_create(int fd, int (*idle)(void *context), void *context)
 
 	if (r == NULL)
 		return NULL;
-	r->buf = mem_realloc(NULL, READER_BLOCK);
+	r->buf = mem_realloc(NULL, READER_BLOCK + READER_PAD);
 	if (r->buf == NULL) {
 		mem_free(r);
 		return NULL;
 	}
+	memset(r->buf, 0, READER_PAD);
 	r->fd = fd;
 	r->idle = idle;
 	r->context = context;
@@ -84,7 +71,8 @@ reader_fill(struct reader *r)
 		size_t cap = r->cap * 2;
 		char *buf;
 
-		if (cap < r->cap || (buf = mem_realloc(r->buf, cap)) == NULL)
+		if (cap < r->cap || cap > SIZE_MAX - READER_PAD ||
+		    (buf = mem_realloc(r->buf, cap + READER_PAD)) == NULL)
 			return READER_NO_MEMORY;
 		r->buf = buf;
 		r->cap = cap;
@@ -99,6 +87,8 @@ reader_fill(struct reader *r)
 	if (n == 0)
 		r->eof = true;
 	r->end += (size_t)n;
+	/* The bytes after the data are read by word scanners: keep them initialised. */
+	memset(r->buf + r->end, 0, READER_PAD);
 	return 0;
 }
 
@@ -165,7 +155,7 @@ reader_next_block(struct reader *r, const char **bytes, size_t *len)
 }
 
 enum reader_status
-reader_next(struct reader *r, const char **line, size_t *len, uint64_t *line_number)
+reader_next_slow(struct reader *r, const char **line, size_t *len, uint64_t *line_number)
 {
 	enum reader_status status;
 	char *newline;

@@ -6,6 +6,9 @@
  * It reads with read(2) in blocks of at least READER_BLOCK bytes and grows its
  * buffer for a longer line, so lines of any length are read whole.
  *
+ * The READER_PAD bytes after every line handed out are readable too (what they hold is
+ * unspecified), so that a scanner may load a whole word at any position of a line.
+ *
  * Before it would wait for input it calls the idle hook (swag flushes its output
  * there): a pipe that delivers a line now and then gets each result at once, while a
  * file or a fast pipe, always ready, is read without a pause.
@@ -16,8 +19,10 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #define READER_BLOCK (128 * 1024)
+#define READER_PAD 8
 
 enum reader_status {
 	READER_LINE = 1,	/* a line was read */
@@ -28,7 +33,24 @@ enum reader_status {
 	READER_IDLE_ERROR = -4	/* the idle hook failed */
 };
 
-struct reader;
+/*
+ * The reader's state is in the open only so that reader_next can be inline: its common
+ * case, a line end already in the buffer, then costs about 15 instructions a line
+ * instead of 50 for a call.  Callers use the functions, never the fields.
+ */
+struct reader {
+	int fd;
+	int (*idle)(void *context);
+	void *context;
+	char *buf;		/* cap bytes, then READER_PAD bytes always initialised */
+	size_t cap;
+	size_t start;		/* the unread data is buf[start, end) */
+	size_t end;
+	size_t scanned;		/* buf[start, scanned) is known to hold no LF */
+	bool eof;
+	bool started;		/* the byte-order mark has been looked for */
+	uint64_t line_number;
+};
 
 /*
  * Makes a reader of fd.  idle(context), when not NULL, is called before every read
@@ -44,8 +66,31 @@ void reader_destroy(struct reader *reader);
  * in *line_number (1 for the first line).  A UTF-8 byte-order mark before the first
  * line is skipped.  Returns a reader_status.
  */
-enum reader_status reader_next(struct reader *reader, const char **line, size_t *len,
+static inline enum reader_status reader_next(struct reader *reader, const char **line,
+    size_t *len, uint64_t *line_number);
+
+/* reader_next for every case: the first line, and a line not yet wholly in the buffer. */
+enum reader_status reader_next_slow(struct reader *reader, const char **line, size_t *len,
     uint64_t *line_number);
+
+static inline enum reader_status
+reader_next(struct reader *r, const char **line, size_t *len, uint64_t *line_number)
+{
+	const char *newline;
+	size_t line_end;
+
+	if (!r->started ||
+	    (newline = memchr(r->buf + r->scanned, '\n', r->end - r->scanned)) == NULL)
+		return reader_next_slow(r, line, len, line_number);
+	line_end = (size_t)(newline - r->buf);
+	*line = r->buf + r->start;
+	*len = line_end - r->start;
+	if (*len > 0 && newline[-1] == '\r')
+		--*len;
+	*line_number = ++r->line_number;
+	r->start = r->scanned = line_end + 1;
+	return READER_LINE;
+}
 
 /*
  * Reads the next block of input, of any length, into *bytes and *len (valid until

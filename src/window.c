@@ -74,7 +74,7 @@ push_time(struct window_set *set, int64_t t)
 
 int
 window_set_push(struct window_set *set, const struct agg_spec *specs, int64_t t,
-    const struct agg_value *const *values)
+    const struct agg_value *const *values, struct agg_result *results)
 {
 	uint64_t kept = 0;
 
@@ -82,27 +82,31 @@ window_set_push(struct window_set *set, const struct agg_spec *specs, int64_t t,
 		struct agg *agg = set->aggs[i];
 		const struct agg_kind *kind = agg->kind;
 		int64_t duration = specs[i].window.nanos;
+		uint64_t size;
 
-		if (duration > 0) {
-			uint64_t size = kind->size(agg);
-
-			/*
-			 * t' <= t - D, written as t - t' >= D: timestamps never go back, and
-			 * the unsigned difference cannot overflow.
-			 */
-			while (size > 0 &&
-			    (uint64_t)t - (uint64_t)nth_newest_time(set, size) >= (uint64_t)duration) {
-				kind->pop(agg);
-				size--;
-			}
-			if (size + 1 > kept)
-				kept = size + 1;
-		} else if (kind->size(agg) == specs[i].window.rows) {
-			/* Pop first: a full window of W slots never needs a W+1st. */
-			kind->pop(agg);
+		if (duration == 0) {
+			/* A row window. */
+			if (agg_slide(agg, specs[i].window.rows, values[i],
+			    results != NULL ? &results[i] : NULL) != 0)
+				return -1;
+			continue;
 		}
+		/*
+		 * t' <= t - D, written as t - t' >= D: timestamps never go back, and the
+		 * unsigned difference cannot overflow.
+		 */
+		size = kind->size(agg);
+		while (size > 0 &&
+		    (uint64_t)t - (uint64_t)nth_newest_time(set, size) >= (uint64_t)duration) {
+			kind->pop(agg);
+			size--;
+		}
+		if (size + 1 > kept)
+			kept = size + 1;
 		if (kind->push(agg, values[i]) != 0)
 			return -1;
+		if (results != NULL)
+			kind->result(agg, &results[i]);
 	}
 	if (set->has_time_windows) {
 		if (push_time(set, t) != 0)
@@ -112,4 +116,11 @@ window_set_push(struct window_set *set, const struct agg_spec *specs, int64_t t,
 		set->times_count = kept;
 	}
 	return 0;
+}
+
+void
+window_set_results(struct window_set *set, struct agg_result *results)
+{
+	for (size_t i = 0; i < set->agg_count; i++)
+		set->aggs[i]->kind->result(set->aggs[i], &results[i]);
 }

@@ -39,10 +39,14 @@ void window_set_free(struct window_set *set);
 
 /*
  * Moves every window one record on: evicts what leaves (by count, or by time for a
- * record at time t), then pushes values[i] to aggregate i.  Returns 0, or -1 when
- * memory is short (the windows may then hold different numbers of records).
+ * record at time t), then pushes values[i] to aggregate i and, when results is not
+ * NULL, stores aggregate i's new result in results[i].  Returns 0, or -1 when memory
+ * is short (the windows may then hold different numbers of records).
  */
 int window_set_push(struct window_set *set, const struct agg_spec *specs, int64_t t,
-    const struct agg_value *const *values);
+    const struct agg_value *const *values, struct agg_result *results);
+
+/* Stores every aggregate's result in results[i], without moving the windows. */
+void window_set_results(struct window_set *set, struct agg_result *results);
 
 #endif /* SWAG_WINDOW_H */

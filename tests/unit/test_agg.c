@@ -38,6 +38,14 @@ quad_abs(quad x)
 	return x < 0 ? -x : x;
 }
 
+/* min or max, on either engine (agg_minmax.c's deque or agg_monoid.c's two-stack). */
+static bool
+is_extreme(const struct agg_kind *kind)
+{
+	return kind == &agg_min_deque || kind == &agg_max_deque || kind == &agg_min_twostack ||
+	    kind == &agg_max_twostack;
+}
+
 /* The reference result of kind over the naive window, as the contract defines it. */
 static void
 naive_result(const struct agg_kind *kind, const struct naive *w, uint64_t min_count,
@@ -67,8 +75,8 @@ naive_result(const struct agg_kind *kind, const struct naive *w, uint64_t min_co
 	if (n == 0 || n < min_count)
 		return;
 	r->kind = AGG_RESULT_NUMBER;
-	if (kind == &agg_min || kind == &agg_max) {
-		bool is_min = kind == &agg_min;
+	if (is_extreme(kind)) {
+		bool is_min = kind == &agg_min_deque || kind == &agg_min_twostack;
 		double best = is_min ? INFINITY : -INFINITY;
 
 		for (size_t i = 0; i < w->n; i++) {
@@ -163,7 +171,7 @@ check_result(const struct agg_kind *kind, const struct naive *w, const struct ag
 		    got->number);
 		return;
 	}
-	if (kind == &agg_min || kind == &agg_max || isinf(want->number)) {
+	if (is_extreme(kind) || isinf(want->number)) {
 		cr_assert(memcmp(&got->number, &want->number, sizeof(double)) == 0,
 		    "%s step %d: %.17g, expected %.17g", kind->name, step, got->number,
 		    want->number);
@@ -240,16 +248,65 @@ random_sequences(const struct agg_kind *kind, uint64_t min_count, unsigned seed)
 Test(agg, sum_random) { random_sequences(&agg_sum, 1, 1); }
 Test(agg, avg_random) { random_sequences(&agg_avg, 1, 2); }
 Test(agg, count_random) { random_sequences(&agg_count, 1, 3); }
-Test(agg, min_random) { random_sequences(&agg_min, 1, 4); }
-Test(agg, max_random) { random_sequences(&agg_max, 1, 5); }
+/* min and max on both engines, whichever is the default (SWAG_FORCE_TWOSTACK). */
+Test(agg, min_random) { random_sequences(&agg_min_deque, 1, 4); }
+Test(agg, max_random) { random_sequences(&agg_max_deque, 1, 5); }
+Test(agg, min_twostack_random) { random_sequences(&agg_min_twostack, 1, 4); }
+Test(agg, max_twostack_random) { random_sequences(&agg_max_twostack, 1, 5); }
 Test(agg, var_random) { random_sequences(&agg_var, 1, 6); }
 Test(agg, stddev_random) { random_sequences(&agg_stddev, 1, 7); }
 Test(agg, min_count_random)
 {
 	random_sequences(&agg_sum, 20, 8);
-	random_sequences(&agg_max, 3, 9);
+	random_sequences(&agg_max_deque, 3, 9);
+	random_sequences(&agg_min_twostack, 3, 9);
 	random_sequences(&agg_var, 7, 10);
 	random_sequences(&agg_count, 50, 11);	/* count ignores -m */
+}
+
+/*
+ * slide(), the per-record path of row windows, against the naive window: every kind
+ * that has one (the monoids and both engines of min and max), at several window sizes,
+ * with missing values, NaN, infinities and signed zeros.
+ */
+Test(agg, slide_matches_naive)
+{
+	const struct agg_kind *kinds[] = { &agg_sum, &agg_avg, &agg_count, &agg_min_deque,
+	    &agg_max_deque, &agg_min_twostack, &agg_max_twostack, &agg_var, &agg_stddev };
+	const uint64_t windows[] = { 1, 2, 7, 100 };
+	unsigned seed = 12;
+
+	for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++)
+		for (size_t j = 0; j < sizeof(windows) / sizeof(windows[0]); j++) {
+			struct agg_params params = { .min_count = 1 };
+			const struct agg_kind *kind = kinds[k];
+			struct agg *agg = kind->create(kind, &params);
+			struct naive w = { .n = 0 };
+			struct agg_result got, want;
+
+			cr_assert_not_null(agg);
+			cr_assert_not_null(kind->slide, "%s has no slide()", kind->name);
+			for (int step = 0; step < 3000; step++) {
+				struct agg_value v = { 0 };
+
+				v.has_text = rand_r(&seed) % 8 != 0;
+				v.has_number = v.has_text && (kind == &agg_count ? rand_r(&seed) % 2 : 1);
+				v.number = v.has_number ? random_value(&seed) : 0;
+				if (w.n == windows[j]) {
+					memmove(w.present, w.present + 1, (w.n - 1) * sizeof(w.present[0]));
+					memmove(w.value, w.value + 1, (w.n - 1) * sizeof(w.value[0]));
+					w.n--;
+				}
+				w.present[w.n] = kind == &agg_count ? v.has_text : v.has_number;
+				w.value[w.n] = v.number;
+				w.n++;
+				cr_assert_eq(kind->slide(agg, windows[j], &v, &got), 0);
+				cr_assert_eq(kind->size(agg), w.n);
+				naive_result(kind, &w, 1, &want);
+				check_result(kind, &w, &got, &want, step);
+			}
+			kind->destroy(agg);
+		}
 }
 
 /* Moves a row window of the given size on by the value x and returns the result. */
@@ -298,8 +355,8 @@ Test(agg, sum_cancellation_exact)
 Test(agg, nonfinite_leaves_with_its_value)
 {
 	struct agg_params params = { .min_count = 1 };
-	const struct agg_kind *kinds[] = { &agg_sum, &agg_avg, &agg_min, &agg_max, &agg_var,
-	    &agg_stddev };
+	const struct agg_kind *kinds[] = { &agg_sum, &agg_avg, &agg_min_deque, &agg_max_deque,
+	    &agg_min_twostack, &agg_max_twostack, &agg_var, &agg_stddev };
 
 	for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++) {
 		struct agg *agg = kinds[k]->create(kinds[k], &params);
@@ -320,8 +377,7 @@ Test(agg, nonfinite_leaves_with_its_value)
 				has_neg |= inputs[j] == -INFINITY;
 			}
 			if (has_nan || (has_pos && has_neg))
-				cr_assert(isnan(r) || (kinds[k] == &agg_min && !has_nan) ||
-				    (kinds[k] == &agg_max && !has_nan),
+				cr_assert(isnan(r) || (is_extreme(kinds[k]) && !has_nan),
 				    "%s record %zu: %g", kinds[k]->name, i, r);
 			else if (!has_pos && !has_neg)
 				cr_assert(isfinite(r), "%s record %zu: %g", kinds[k]->name, i, r);
