@@ -16,13 +16,15 @@ CC ?= cc
 CFLAGS ?= -O2
 BUILD ?= build
 BIN ?= swag
+# The binary as a command: BIN itself when absolute, else ./BIN (never looked up in PATH).
+RUN_BIN = $(if $(filter /%,$(BIN)),$(BIN),./$(BIN))
 SANITIZE_FLAGS = -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
 	-fno-sanitize-recover=all
 
 ALL_CFLAGS = -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Isrc $(CFLAGS) $(EXTRA_CFLAGS)
 LIBS = -lcsv -lxxhash -lm
 
-SOURCES = src/agg.c src/agg_distinct.c src/agg_mode.c src/agg_monoid.c src/agg_quantile.c src/csvread.c src/hash.c src/keytable.c src/mem.c \
+SOURCES = src/agg.c src/agg_distinct.c src/agg_minmax.c src/agg_mode.c src/agg_monoid.c src/agg_quantile.c src/csvread.c src/hash.c src/keytable.c src/mem.c \
 	src/numparse.c src/numprint.c src/output.c src/pipeline.c src/reader.c src/spec.c \
 	src/timestamp.c src/twostack.c src/window.c
 OBJECTS = $(SOURCES:src/%.c=$(BUILD)/%.o)
@@ -53,9 +55,11 @@ unit: $(UNIT_BINARIES)
 		echo "== $$t"; $(UNIT_RUNNER) $$t --jobs 1 || exit 1; done
 
 check: test-deps $(BIN) unit
-	@SWAG=./$(BIN) tests/cli/run tests/cli/*.case
+	@SWAG=$(RUN_BIN) tests/cli/run tests/cli/*.case
 	@for t in tests/sh/*.sh; do \
-		echo "== $$t"; SWAG=./$(BIN) bash $$t || exit 1; done
+		echo "== $$t"; SWAG=$(RUN_BIN) bash $$t || exit 1; done
+	@$(MAKE) --no-print-directory fuzz-smoke
+	@$(MAKE) --no-print-directory check-faults-quick
 	@echo "make check: all tests passed"
 
 # The whole suite again, built with AddressSanitizer and UndefinedBehaviorSanitizer.
@@ -64,10 +68,10 @@ check-sanitize:
 		CFLAGS="$(SANITIZE_FLAGS)" LDFLAGS="$(SANITIZE_FLAGS)" check
 
 demo: $(BIN)
-	@scripts/demo ./$(BIN)
+	@scripts/demo $(RUN_BIN)
 
 bench: test-deps $(BIN)
-	@scripts/bench ./$(BIN)
+	@scripts/bench $(RUN_BIN)
 
 install: $(BIN)
 	mkdir -p $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1
@@ -83,3 +87,65 @@ clean:
 	rm -rf build swag
 
 .PHONY: all deps test-deps unit check check-sanitize demo bench install uninstall clean
+
+# Fuzzing: the libFuzzer harnesses of tests/fuzz/, built with clang, AddressSanitizer
+# and UBSan into $(BUILD)/fuzz by scripts/fuzz, which runs them one after another from
+# the seed corpus in tests/fuzz/corpus/ (what they find goes to $(BUILD)/fuzz, not
+# the tree).  make fuzz gives each harness two minutes; make fuzz-smoke, a step of
+# make check, five seconds, and skips with a message when clang or libFuzzer is
+# missing (Debian: clang libclang-rt-dev), or in make check-sanitize, whose run
+# would only repeat it (the harnesses always have the sanitizers).
+fuzz: deps
+	@FUZZ_BUILD=$(BUILD)/fuzz scripts/fuzz 120
+
+fuzz-smoke: deps
+	@case '$(CFLAGS)' in *-fsanitize=*) \
+		echo "fuzz-smoke: skipped in a sanitizer build";; \
+	*) FUZZ_BUILD=$(BUILD)/fuzz SWAG_FUZZ_OPTIONAL=1 scripts/fuzz 5;; esac
+
+.PHONY: fuzz fuzz-smoke
+
+# Robustness (issue 7): the allocation-failure sweep and valgrind.
+#
+#   make check-faults        builds swag with -DSWAG_FAULT_INJECTION (src/mem.h),
+#                            AddressSanitizer (LeakSanitizer with it) and UBSan in
+#                            $(BUILD)/faults, and makes each allocation fail in turn
+#                            over scripts/check-faults' cases and every tests/cli case:
+#                            exit 3 and "out of memory", or the unfaulted result, and
+#                            never a crash, hang, leak or wrong number (~2 minutes)
+#   make check-faults-quick  the same over a representative subset: the last step of
+#                            make check (~30 s); skipped in make check-sanitize, since
+#                            the fault build is a sanitizer build already
+#   make check-valgrind      the unit tests (scripts/valgrind-unit: Criterion's
+#                            children too) and every tests/cli case under valgrind,
+#                            failing on any error or leak; too slow for make check
+#
+# make FAULT=1 builds with the fault-injection seam of src/mem.h (SWAG_FAIL_ALLOC=N
+# fails the Nth allocation; SWAG_COUNT_ALLOC=FILE gets their number at exit).
+ifdef FAULT
+ALL_CFLAGS += -DSWAG_FAULT_INJECTION
+endif
+FAULT_BUILD = $(BUILD)/faults
+FAULT_MAKE = $(MAKE) --no-print-directory BUILD=$(FAULT_BUILD) BIN=$(FAULT_BUILD)/swag \
+	CFLAGS="$(SANITIZE_FLAGS)" LDFLAGS="$(SANITIZE_FLAGS)" FAULT=1 $(FAULT_BUILD)/swag
+VALGRIND_SWAG = $(BUILD)/valgrind-swag
+
+check-faults: test-deps
+	@$(FAULT_MAKE)
+	@scripts/check-faults $(FAULT_BUILD)/swag
+
+check-faults-quick: test-deps
+	@case '$(CFLAGS)' in *-fsanitize=*) \
+		echo "check-faults-quick: skipped in a sanitizer build";; \
+	*) $(FAULT_MAKE) && scripts/check-faults --quick $(FAULT_BUILD)/swag;; esac
+
+check-valgrind: test-deps $(BIN) $(UNIT_BINARIES)
+	@command -v valgrind > /dev/null || \
+		{ echo "check-valgrind: valgrind is not installed (Debian: valgrind)"; exit 1; }
+	@$(MAKE) --no-print-directory unit UNIT_RUNNER=scripts/valgrind-unit
+	@printf '#!/bin/sh\nexec valgrind -q --error-exitcode=99 --leak-check=full "%s" "$$@"\n' \
+		"$(abspath $(BIN))" > $(VALGRIND_SWAG)
+	@chmod +x $(VALGRIND_SWAG)
+	@SWAG=$(abspath $(VALGRIND_SWAG)) tests/cli/run tests/cli/*.case
+
+.PHONY: check-faults check-faults-quick check-valgrind

@@ -230,10 +230,26 @@ csvread_error_column(const struct csvread *r)
 static enum csvread_status
 parse_piece(struct csvread *r, const char *bytes, size_t len)
 {
-	size_t done = csv_parse(&r->parser, bytes, len, on_field, on_record_end, r);
+	size_t done;
+
+	/*
+	 * libcsv grows its field buffer by a fixed block (128 bytes by default), which
+	 * makes a long field cost quadratic time in copies.  Asking for a block as
+	 * large as the buffer already is makes the growth geometric.
+	 */
+	if (csv_get_buffer_size(&r->parser) > 128)
+		csv_set_blk_size(&r->parser, csv_get_buffer_size(&r->parser));
+	done = csv_parse(&r->parser, bytes, len, on_field, on_record_end, r);
 
 	if (r->no_memory)
 		return CSVREAD_NO_MEMORY;
+	/*
+	 * A stop comes before any error libcsv met later in the same piece (a record may
+	 * end at a lone CR mid-line): the caller's reason to stop stands, whatever the
+	 * block sizes.
+	 */
+	if (r->stopped)
+		return CSVREAD_STOPPED;
 	if (done < len) {
 		if (csv_error(&r->parser) != CSV_EPARSE)
 			return CSVREAD_NO_MEMORY;
@@ -241,7 +257,7 @@ parse_piece(struct csvread *r, const char *bytes, size_t len)
 		r->error_column = r->span_count + 1;
 		return CSVREAD_MALFORMED;
 	}
-	return r->stopped ? CSVREAD_STOPPED : CSVREAD_OK;
+	return CSVREAD_OK;
 }
 
 enum csvread_status

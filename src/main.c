@@ -187,6 +187,8 @@ option_na_list(const char *text, size_t *count, char **copy_out)
 	texts = mem_realloc(NULL, items * sizeof(*texts));
 	if (copy == NULL || texts == NULL) {
 		warn_message("out of memory");
+		mem_free(copy);
+		mem_free(texts);
 		exit(EXIT_RESOURCE);
 	}
 	strcpy(copy, text);
@@ -423,6 +425,8 @@ main(int argc, char *argv[])
 	specs = mem_realloc(NULL, (size_t)argc * sizeof(*specs));
 	if (specs == NULL) {
 		warn_message("out of memory");
+		mem_free((void *)config.na_texts);
+		mem_free(na_copy);
 		return EXIT_RESOURCE;
 	}
 	for (int i = 0; i < argc; i++) {

@@ -5,6 +5,10 @@
 
 #ifdef SWAG_FAULT_INJECTION
 #include <stdint.h>
+#include <stdio.h>
+
+/* The allocations asked for so far in the process. */
+static uint64_t calls;
 
 /*
  * Returns true for the Nth call in the process, N being SWAG_FAIL_ALLOC (1-based;
@@ -14,7 +18,7 @@
 int
 mem_fault(void)
 {
-	static uint64_t calls, fail_at;
+	static uint64_t fail_at;
 	static int initialised;
 
 	if (!initialised) {
@@ -24,5 +28,22 @@ mem_fault(void)
 		initialised = 1;
 	}
 	return ++calls == fail_at;
+}
+
+/*
+ * At exit, writes the number of allocations asked for to the file that
+ * SWAG_COUNT_ALLOC names, so that a sweep (scripts/check-faults) knows the last N
+ * worth failing.  A process ended by a signal writes nothing.
+ */
+__attribute__((destructor)) static void
+mem_report_calls(void)
+{
+	const char *path = getenv("SWAG_COUNT_ALLOC");
+	FILE *file;
+
+	if (path == NULL || *path == '\0' || (file = fopen(path, "w")) == NULL)
+		return;
+	fprintf(file, "%llu\n", (unsigned long long)calls);
+	fclose(file);
 }
 #endif

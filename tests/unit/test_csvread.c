@@ -215,3 +215,32 @@ Test(csvread, stop)
 	cr_assert_eq(seen, 2);
 	csvread_destroy(r);
 }
+
+/*
+ * A stop stands even when libcsv, going on through the rest of the piece, meets bad
+ * quoting after it: a lone CR ends a record in mid-line.  Whatever the block sizes,
+ * the feed ends with the stop, not with the later error (found by
+ * tests/fuzz/fuzz_csvread).
+ */
+Test(csvread, stop_before_later_bad_quoting)
+{
+	static const char input[] = "1\r2\r3,a\"b\n";
+	size_t len = sizeof(input) - 1;
+
+	for (size_t block = 1; block <= len; block++) {
+		int seen = 0;
+		struct csvread_options options = {
+			.delimiter = ',', .strict = true, .keep_fields = 10,
+			.on_record = stop_at_second, .context = &seen,
+		};
+		struct csvread *r = csvread_create(&options);
+		enum csvread_status status = CSVREAD_OK;
+
+		cr_assert_not_null(r);
+		for (size_t at = 0; at < len && status == CSVREAD_OK; at += block)
+			status = csvread_feed(r, input + at, len - at < block ? len - at : block);
+		cr_assert_eq(status, CSVREAD_STOPPED, "block size %zu", block);
+		cr_assert_eq(seen, 2, "block size %zu", block);
+		csvread_destroy(r);
+	}
+}

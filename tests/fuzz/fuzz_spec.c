@@ -1,0 +1,126 @@
+/*
+ * fuzz_spec.c: libFuzzer harness for the command-line parsers of aggregate specs,
+ * windows, columns and counts (src/spec.c, agg_lookup in src/agg.c).
+ *
+ * The input, cut at its first NUL as a command-line argument would be, goes to
+ * spec_parse; the raw bytes go to window_parse, column_parse and parse_count (from a
+ * heap block of exactly their length, so AddressSanitizer catches a read past it).
+ * Whatever they accept must be in range:
+ *
+ *   - a spec names a known aggregate, its name, column and window are the parts of the
+ *     text that its first ':' and last '@' delimit, a percentile is within [0, 1];
+ *   - a window is either rows, 1 to WINDOW_ROWS_MAX, or a positive duration, and rows
+ *     exactly when the text is all digits;
+ *   - a column is a field number from 1 to SIZE_MAX / 2 when all digits, else a name;
+ *   - a count is from 1 to its maximum.
+ */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "agg.h"
+#include "spec.h"
+
+static void
+fail(const char *what, const char *text, size_t len)
+{
+	fprintf(stderr, "fuzz_spec: %s: '%.*s'\n", what, (int)len, text);
+	abort();
+}
+
+static bool
+all_digits(const char *text, size_t len)
+{
+	if (len == 0)
+		return false;
+	for (size_t i = 0; i < len; i++)
+		if (text[i] < '0' || text[i] > '9')
+			return false;
+	return true;
+}
+
+static void
+check_window(const struct window_size *w, bool digits, const char *text, size_t len)
+{
+	if ((w->rows == 0) == (w->nanos == 0))
+		fail("a window must be rows or a duration, not both or neither", text, len);
+	if (w->rows > WINDOW_ROWS_MAX)
+		fail("row window out of range", text, len);
+	if (w->nanos < 0)
+		fail("negative duration", text, len);
+	if (digits != (w->rows != 0))
+		fail("rows exactly when the window is all digits", text, len);
+}
+
+static void
+check_spec(const char *text)
+{
+	size_t len = strlen(text);
+	const char *at = memrchr(text, '@', len);
+	const char *end = at != NULL ? at : text + len;
+	const char *colon = memchr(text, ':', (size_t)(end - text));
+	struct agg_spec spec;
+
+	if (spec_parse(text, &spec) != SPEC_OK)
+		return;
+	if (spec.kind == NULL || spec.text != text)
+		fail("accepted without a kind", text, len);
+	if (spec.name_len != (size_t)((colon != NULL ? colon : end) - text))
+		fail("the name is not the text before the first ':' or '@'", text, len);
+	if (!(spec.params.percentile >= 0.0 && spec.params.percentile <= 1.0))
+		fail("percentile out of [0, 1]", text, len);
+	if (spec.column_name != NULL) {
+		if (colon == NULL || spec.column_name != colon + 1 ||
+		    spec.column_name + spec.column_name_len != end || spec.column_name_len == 0 ||
+		    all_digits(spec.column_name, spec.column_name_len) || spec.column != 0)
+			fail("bad column name", text, len);
+	} else if (spec.column < 1 || spec.column > SIZE_MAX / 2 ||
+	    (colon == NULL && spec.column != 1)) {
+		fail("bad column number", text, len);
+	}
+	if (spec.has_window != (at != NULL) || spec.window_offset != (size_t)(end - text))
+		fail("bad window position", text, len);
+	if (spec.has_window)
+		check_window(&spec.window, all_digits(at + 1, len - (size_t)(at - text) - 1),
+		    text, len);
+}
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	char *text = malloc(size + 1), *raw = malloc(size ? size : 1);
+	struct window_size window;
+	struct column_ref column;
+	uint64_t count, max;
+
+	if (text == NULL || raw == NULL)
+		abort();
+	memcpy(text, data, size);
+	text[size] = '\0';
+	memcpy(raw, data, size);
+	check_spec(text);
+
+	if (window_parse(raw, size, &window) == 0)
+		check_window(&window, all_digits(raw, size), raw, size);
+	if (column_parse(raw, size, &column) == 0) {
+		if (all_digits(raw, size) ? column.name != NULL || column.number < 1 ||
+		    column.number > SIZE_MAX / 2 : column.name != raw || column.name_len != size ||
+		    column.number != 0)
+			fail("bad column", raw, size);
+	} else if (size > 0 && !all_digits(raw, size)) {
+		fail("a name was refused", raw, size);
+	}
+	/* The maximum from the first byte: small ones test the bound, 0 the extreme. */
+	max = size > 0 ? (uint64_t)(unsigned char)raw[0] * 1000 : 0;
+	if (max == 0)
+		max = UINT64_MAX;
+	if (parse_count(raw, size, max, &count) == 0 && (count < 1 || count > max ||
+	    !all_digits(raw, size)))
+		fail("bad count", raw, size);
+	free(text);
+	free(raw);
+	return 0;
+}

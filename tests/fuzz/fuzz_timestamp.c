@@ -1,0 +1,243 @@
+/*
+ * fuzz_timestamp.c: libFuzzer harness for the timestamp and duration parsers
+ * (src/timestamp.c).
+ *
+ * Byte 0 chooses the epoch unit (its low two bits), byte 1 where the rest is split
+ * into the two fields of a pair; the rest is the text.  Every parser runs on arbitrary
+ * bytes, each from a heap block of exactly its length so that AddressSanitizer catches
+ * a read past it, and these properties are checked:
+ *
+ *   - any timestamp accepted, written back as YYYY-MM-DDThh:mm:ss.fffffffffZ, as
+ *     [dd/Mon/yyyy:hh:mm:ss.fffffffff +0000] and as an epoch in seconds and in
+ *     nanoseconds, parses back to the same nanosecond;
+ *   - a pair accepted has a first half that timestamp_is_first_half accepts, and the
+ *     two fields joined by a space parse as one timestamp to the same nanosecond;
+ *   - a duration accepted is positive and, written back as seconds with nine decimals,
+ *     parses back to itself;
+ *   - an epoch that epoch_exceeds_1e11_seconds flags is one that parse_timestamp
+ *     refuses;
+ *   - a parser that refuses leaves its output untouched.
+ */
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "timestamp.h"
+
+#define UNTOUCHED INT64_C(0x5a5a5a5a5a5a5a5a)
+
+static const uint8_t *fuzz_data;
+static size_t fuzz_size;
+
+static void
+fail(const char *what, const char *text, size_t len)
+{
+	fprintf(stderr, "fuzz_timestamp: %s: '%.*s'\ninput:", what, (int)len, text);
+	for (size_t i = 0; i < fuzz_size; i++)
+		fprintf(stderr, " %02x", fuzz_data[i]);
+	fprintf(stderr, "\n");
+	abort();
+}
+
+/* A heap copy of exactly len bytes (1 when len is 0). */
+static char *
+copy_of(const uint8_t *bytes, size_t len)
+{
+	char *copy = malloc(len ? len : 1);
+
+	if (copy == NULL)
+		abort();
+	memcpy(copy, bytes, len);
+	return copy;
+}
+
+/* Howard Hinnant's civil_from_days: the date of day z counted from 1970-01-01. */
+static void
+civil_from_days(int64_t z, int *year, int *month, int *day)
+{
+	int64_t era, y;
+	unsigned day_of_era, year_of_era, day_of_year, march_month;
+
+	z += 719468;
+	era = (z >= 0 ? z : z - 146096) / 146097;
+	day_of_era = (unsigned)(z - era * 146097);
+	year_of_era = (day_of_era - day_of_era / 1460 + day_of_era / 36524 -
+	    day_of_era / 146096) / 365;
+	y = (int64_t)year_of_era + era * 400;
+	day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
+	march_month = (5 * day_of_year + 2) / 153;
+	*day = (int)(day_of_year - (153 * march_month + 2) / 5 + 1);
+	*month = (int)(march_month < 10 ? march_month + 3 : march_month - 9);
+	*year = (int)(y + (*month <= 2));
+}
+
+/* Splits nanos into floor-divided days, seconds of the day and nanoseconds. */
+static void
+split_nanos(int64_t nanos, int64_t *days, int *seconds_of_day, int *fraction)
+{
+	int64_t seconds = nanos / 1000000000, rest = nanos % 1000000000;
+
+	if (rest < 0) {
+		rest += 1000000000;
+		seconds--;
+	}
+	*fraction = (int)rest;
+	*days = seconds / 86400;
+	*seconds_of_day = (int)(seconds % 86400);
+	if (*seconds_of_day < 0) {
+		*seconds_of_day += 86400;
+		(*days)--;
+	}
+}
+
+/* Parses text (NUL-terminated, from an exact heap copy) and expects nanos. */
+static void
+expect_parse(const char *text, enum epoch_unit unit, int64_t nanos, const char *what)
+{
+	size_t len = strlen(text);
+	char *copy = copy_of((const uint8_t *)text, len);
+	int64_t back = UNTOUCHED;
+
+	if (!parse_timestamp(copy, len, unit, &back) || back != nanos) {
+		fprintf(stderr, "expected %" PRId64 ", got %" PRId64 "\n", nanos, back);
+		fail(what, text, len);
+	}
+	free(copy);
+}
+
+/* Writes nanos back in every form and checks that each parses to it. */
+static void
+check_round_trip(int64_t nanos)
+{
+	static const char months[12][4] = { "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul",
+		"Aug", "Sep", "Oct", "Nov", "Dec" };
+	char text[96];
+	int64_t days;
+	int seconds_of_day, fraction, year, month, day;
+	uint64_t magnitude = nanos < 0 ? (uint64_t)-(nanos + 1) + 1 : (uint64_t)nanos;
+
+	split_nanos(nanos, &days, &seconds_of_day, &fraction);
+	civil_from_days(days, &year, &month, &day);
+	snprintf(text, sizeof(text), "%04d-%02d-%02dT%02d:%02d:%02d.%09dZ", year, month, day,
+	    seconds_of_day / 3600, seconds_of_day / 60 % 60, seconds_of_day % 60, fraction);
+	expect_parse(text, EPOCH_SECONDS, nanos, "ISO round trip");
+	snprintf(text, sizeof(text), "[%02d/%s/%04d:%02d:%02d:%02d.%09d +0000]", day,
+	    months[month - 1], year, seconds_of_day / 3600, seconds_of_day / 60 % 60,
+	    seconds_of_day % 60, fraction);
+	expect_parse(text, EPOCH_SECONDS, nanos, "CLF round trip");
+	snprintf(text, sizeof(text), "%s%" PRIu64 ".%09" PRIu64, nanos < 0 ? "-" : "",
+	    magnitude / 1000000000, magnitude % 1000000000);
+	expect_parse(text, EPOCH_SECONDS, nanos, "epoch seconds round trip");
+	snprintf(text, sizeof(text), "%" PRId64, nanos);
+	expect_parse(text, EPOCH_NANOSECONDS, nanos, "epoch nanoseconds round trip");
+}
+
+static void
+check_timestamp(const uint8_t *bytes, size_t len, enum epoch_unit unit)
+{
+	char *text = copy_of(bytes, len);
+	int64_t nanos = UNTOUCHED;
+	bool accepted = parse_timestamp(text, len, unit, &nanos);
+
+	if (accepted)
+		check_round_trip(nanos);
+	else if (nanos != UNTOUCHED)
+		fail("refused, but *nanos was changed", text, len);
+	if (epoch_exceeds_1e11_seconds(text, len, unit) && accepted)
+		fail("an epoch above 1e11 s was accepted", text, len);
+	timestamp_is_first_half(text, len);
+	free(text);
+}
+
+static void
+check_duration(const uint8_t *bytes, size_t len)
+{
+	char *text = copy_of(bytes, len);
+	int64_t nanos = UNTOUCHED, back = UNTOUCHED;
+	char again[48];
+	size_t again_len;
+
+	if (!parse_duration(text, len, &nanos)) {
+		if (nanos != UNTOUCHED)
+			fail("duration refused, but *nanos was changed", text, len);
+		free(text);
+		return;
+	}
+	if (nanos <= 0)
+		fail("a duration must be positive", text, len);
+	again_len = (size_t)snprintf(again, sizeof(again), "%" PRId64 ".%09" PRId64 "s",
+	    nanos / 1000000000, nanos % 1000000000);
+	if (!parse_duration(again, again_len, &back) || back != nanos)
+		fail("duration round trip", again, again_len);
+	free(text);
+}
+
+static void
+check_pair(const uint8_t *bytes, size_t len, size_t split)
+{
+	char *a = copy_of(bytes, split), *b = copy_of(bytes + split, len - split);
+	int64_t nanos = UNTOUCHED;
+
+	if (parse_timestamp_pair(a, split, b, len - split, &nanos)) {
+		char *joined = malloc(len + 2);
+		size_t n = 0;
+		int64_t whole = UNTOUCHED;
+
+		if (!timestamp_is_first_half(a, split))
+			fail("pair accepted, but its first half is no first half", a, split);
+		if (joined == NULL)
+			abort();
+		/* Each half trimmed of blanks, as the pair reads them, and a space between. */
+		{
+			const char *s = a, *e = a + split;
+
+			while (s < e && (*s == ' ' || *s == '\t'))
+				s++;
+			while (e > s && (e[-1] == ' ' || e[-1] == '\t'))
+				e--;
+			memcpy(joined, s, (size_t)(e - s));
+			n = (size_t)(e - s);
+			joined[n++] = ' ';
+			s = b;
+			e = b + len - split;
+			while (s < e && (*s == ' ' || *s == '\t'))
+				s++;
+			while (e > s && (e[-1] == ' ' || e[-1] == '\t'))
+				e--;
+			memcpy(joined + n, s, (size_t)(e - s));
+			n += (size_t)(e - s);
+		}
+		if (!parse_timestamp(joined, n, EPOCH_SECONDS, &whole) || whole != nanos)
+			fail("pair and joined text differ", joined, n);
+		check_round_trip(nanos);
+		free(joined);
+	} else if (nanos != UNTOUCHED) {
+		fail("pair refused, but *nanos was changed", a, split);
+	}
+	free(a);
+	free(b);
+}
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	enum epoch_unit unit;
+	size_t split;
+
+	fuzz_data = data;
+	fuzz_size = size;
+	if (size < 2)
+		return 0;
+	unit = (enum epoch_unit)(data[0] & 3);
+	split = data[1] % (size - 1);
+	data += 2;
+	size -= 2;
+	check_timestamp(data, size, unit);
+	check_duration(data, size);
+	check_pair(data, size, split);
+	return 0;
+}
