@@ -1,8 +1,19 @@
-/* gen-bench-data: the numbers that scripts/bench feeds to swag and its peers.
+/* gen-bench-data: the data that scripts/bench feeds to swag and its peers.
  *
- *   gen-bench-data N [SEED]     write N numbers, one per line, to standard output
+ *   gen-bench-data [KIND] N [SEED]     write N records to standard output
  *
- * The values look like request latencies in milliseconds: a log-normal body around
+ * KIND is one of
+ *   (none)       numbers, one per line;
+ *   --ips        IPv4-like strings, one per line: a fifth of them from 16 busy clients,
+ *                the rest from 65,536 addresses, each about equally often;
+ *   --timed      "TIME LATENCY HOST" lines: epoch seconds with milliseconds, 100
+ *                records a second, and one of 20 hosts (the first ones busier);
+ *   --csv        the same records as CSV with a header, ts,host,latency,status,bytes
+ *                (status mostly 200, bytes an integer);
+ *   --new-keys   "ts key value" with a header, then records whose key is new every
+ *                time (k1, k2, ...), 100 a second.
+ *
+ * The numbers look like request latencies in milliseconds: a log-normal body around
  * 45 ms, a slower log-normal mode around 250 ms, rare outliers up to 30 s, printed with
  * three decimals (`123.457`), and about one line in a hundred an integer (`87`, `0`,
  * `30000`), as a log that mixes two formats would have them.
@@ -17,6 +28,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 static uint64_t state;
 
@@ -42,10 +54,60 @@ static double normal(void)
 	return sqrt(-2.0 * log(u)) * cos(6.283185307179586 * v);
 }
 
+/* Writes one latency, without a line end: the shape of the plain numbers. */
+static void put_latency(void)
+{
+	uint64_t pick = next64() % 1000; /* the shape of this record */
+	double ms;
+	if (pick < 930)
+		ms = 45.0 * exp(0.5 * normal()); /* fast path */
+	else if (pick < 985)
+		ms = 250.0 * exp(0.7 * normal()); /* slow path */
+	else if (pick < 990)
+		ms = 1000.0 + 29000.0 * uniform(); /* outliers, up to 30 s */
+	else if (pick < 993) {
+		fputs(pick < 991 ? "0" : "30000", stdout); /* cache hit, timeout */
+		return;
+	} else {
+		/* a whole number of milliseconds */
+		printf("%.0f", floor(45.0 * exp(0.5 * normal())));
+		return;
+	}
+	if (ms < 0.001)
+		ms = 0.001;
+	printf("%.3f", ms);
+}
+
+/* One of 20 hosts, the first ones busier (about 1/(k+2) weights). */
+static unsigned pick_host(void)
+{
+	static const unsigned cumulative[20] = { 240, 400, 520, 616, 696, 764, 824, 876, 920,
+	                                         950, 966, 976, 983, 988, 992, 995, 997, 998,
+	                                         999, 1000 };
+	uint64_t r = next64() % 1000;
+	unsigned h = 0;
+	while (r >= cumulative[h])
+		h++;
+	return h;
+}
+
+/* Record i's time: epoch seconds with milliseconds, 100 records a second. */
+static void put_time(unsigned long long i)
+{
+	printf("%llu.%03llu", 1700000000ULL + i / 100, (i % 100) * 10);
+}
+
 int main(int argc, char **argv)
 {
-	if (argc < 2 || argc > 3) {
-		fputs("usage: gen-bench-data N [SEED]\n", stderr);
+	const char *kind = "";
+	if (argc > 1 && argv[1][0] == '-' && argv[1][1] == '-') {
+		kind = argv[1] + 2;
+		argc--;
+		argv++;
+	}
+	if (argc < 2 || argc > 3 || (*kind && strcmp(kind, "ips") && strcmp(kind, "timed") &&
+	                             strcmp(kind, "csv") && strcmp(kind, "new-keys"))) {
+		fputs("usage: gen-bench-data [--ips|--timed|--csv|--new-keys] N [SEED]\n", stderr);
 		return 2;
 	}
 	char *end;
@@ -66,26 +128,39 @@ int main(int argc, char **argv)
 	static char buf[1 << 16];
 	setvbuf(stdout, buf, _IOFBF, sizeof buf);
 
+	if (strcmp(kind, "csv") == 0)
+		puts("ts,host,latency,status,bytes");
+	else if (strcmp(kind, "new-keys") == 0)
+		puts("ts key value");
 	for (unsigned long long i = 0; i < n; i++) {
-		uint64_t pick = next64() % 1000; /* the shape of this record */
-		double ms;
-		if (pick < 930)
-			ms = 45.0 * exp(0.5 * normal()); /* fast path */
-		else if (pick < 985)
-			ms = 250.0 * exp(0.7 * normal()); /* slow path */
-		else if (pick < 990)
-			ms = 1000.0 + 29000.0 * uniform(); /* outliers, up to 30 s */
-		else if (pick < 993) {
-			fputs(pick < 991 ? "0\n" : "30000\n", stdout); /* cache hit, timeout */
-			continue;
+		if (*kind == '\0') {
+			put_latency();
+		} else if (strcmp(kind, "ips") == 0) {
+			uint64_t r = next64();
+			if (r % 5 == 0)
+				printf("192.168.0.%u", (unsigned)(r >> 8) % 16);
+			else
+				printf("10.%u.%u.%u", (unsigned)(r >> 8) % 4, (unsigned)(r >> 16) % 256,
+				       (unsigned)(r >> 24) % 64);
+		} else if (strcmp(kind, "timed") == 0) {
+			put_time(i);
+			putchar(' ');
+			put_latency();
+			printf(" web-%02u", pick_host());
+		} else if (strcmp(kind, "csv") == 0) {
+			uint64_t r;
+			put_time(i);
+			printf(",web-%02u,", pick_host());
+			put_latency();
+			r = next64() % 1000;
+			printf(",%u,%u", r < 950 ? 200 : r < 980 ? 404 : r < 995 ? 500 : 503,
+			       (unsigned)(next64() % 100000));
 		} else {
-			/* a whole number of milliseconds */
-			printf("%.0f\n", floor(45.0 * exp(0.5 * normal())));
-			continue;
+			put_time(i);
+			printf(" k%llu ", i + 1);
+			put_latency();
 		}
-		if (ms < 0.001)
-			ms = 0.001;
-		printf("%.3f\n", ms);
+		putchar('\n');
 	}
 	if (fflush(stdout) != 0 || ferror(stdout)) {
 		perror("gen-bench-data: write error");
