@@ -3,39 +3,40 @@
 . tests/sh/lib.bash
 
 mkfifo "$TMP/in" "$TMP/out"
-"$SWAG" -w 2 sum < "$TMP/in" > "$TMP/out" &
-swag_pid=$!
-exec 3> "$TMP/in" 4< "$TMP/out"
-got=
-for x in 1 2 3 4; do
-	echo "$x" >&3
-	# A result held back until more input (or the end) came would never arrive:
-	# read gives up after 10 s, far beyond any machine's scheduling delay.
-	if IFS= read -r -t 10 line <&4; then
-		got="$got${got:+ }$line"
-	else
-		got="$got${got:+ }timeout"
-	fi
-done
-exec 3>&- 4<&-
-wait $swag_pid
-expect_eq "swag status" "$?" 0
-expect_eq "results one by one" "$got" "1 3 5 7"
-# The same with a time window per key, as tail -f over a log would feed it.
-"$SWAG" -t 1 -g 2 -w 10s sum:3 < "$TMP/in" > "$TMP/out" &
-swag_pid=$!
-exec 3> "$TMP/in" 4< "$TMP/out"
-got=
-for record in "100 a 1" "101 b 2" "105 a 3" "120 a 4"; do
-	echo "$record" >&3
-	if IFS= read -r -t 10 line <&4; then
-		got="$got${got:+ }$line"
-	else
-		got="$got${got:+ }timeout"
-	fi
-done
-exec 3>&- 4<&-
-wait $swag_pid
-expect_eq "timed swag status" "$?" 0
-expect_eq "timed results one by one" "$got" "a	1 b	2 a	4 a	4"
+
+# feed_one_by_one NAME EXPECTED SWAG-ARGUMENTS... -- LINE...: starts swag on the
+# FIFO, writes each line and reads its result before writing the next.  A result
+# held back until more input (or the end) came would never arrive: read gives up
+# after 10 s, far beyond any machine's scheduling delay.
+feed_one_by_one() {
+	local name=$1 expected=$2 got= line
+	local -a args=()
+
+	shift 2
+	while [ "$1" != -- ]; do
+		args+=("$1")
+		shift
+	done
+	shift
+	"$SWAG" "${args[@]}" < "$TMP/in" > "$TMP/out" &
+	local swag_pid=$!
+	exec 3> "$TMP/in" 4< "$TMP/out"
+	for record in "$@"; do
+		echo "$record" >&3
+		if IFS= read -r -t 10 line <&4; then
+			got="$got${got:+ }$line"
+		else
+			got="$got${got:+ }timeout"
+		fi
+	done
+	exec 3>&- 4<&-
+	wait "$swag_pid"
+	expect_eq "$name: status" "$?" 0
+	expect_eq "$name: results one by one" "$got" "$expected"
+}
+
+feed_one_by_one "row window" "1 3 5 7" -w 2 sum -- 1 2 3 4
+# A time window per key, as tail -f over a log would feed it.
+feed_one_by_one "time window per key" "a	1 b	2 a	4 a	4" -t 1 -g 2 -w 10s sum:3 -- \
+	"100 a 1" "101 b 2" "105 a 3" "120 a 4"
 finish
