@@ -42,6 +42,12 @@ expect_eq "random records status" "$?" 0
 checks=$((checks + 1))
 cmp -s "$TMP/got" "$TMP/expected" || fail "random records: $(diff "$TMP/expected" "$TMP/got" | head -n 4)"
 
+# The same through the general record loop (-C, with no comment in the input, turns
+# off the fast loop for plain row windows): both loops must agree.
+checks=$((checks + 1))
+"$SWAG" -C -w 7 min max count sum < "$TMP/random" > "$TMP/got-general"
+cmp -s "$TMP/got-general" "$TMP/expected" || fail "the general record loop differs"
+
 # The same input through a pipe that delivers it in small pieces.
 checks=$((checks + 1))
 awk '{ print; if (NR % 50 == 0) fflush() }' "$TMP/random" | "$SWAG" -w 7 min max count sum > "$TMP/got"
