@@ -120,17 +120,23 @@ help(void)
 "See swag(1) for the details.\n", stdout);
 }
 
-/* Prints "swag: MESSAGE" on standard error. */
+/* Prints "swag: MESSAGE" and a line end on standard error. */
+static void
+vwarn_message(const char *format, va_list args)
+{
+	fputs("swag: ", stderr);
+	vfprintf(stderr, format, args);
+	fputc('\n', stderr);
+}
+
 static void
 warn_message(const char *format, ...)
 {
 	va_list args;
 
-	fputs("swag: ", stderr);
 	va_start(args, format);
-	vfprintf(stderr, format, args);
+	vwarn_message(format, args);
 	va_end(args);
-	fputc('\n', stderr);
 }
 
 /* Reports a usage error with a hint to --help and exits with status 2. */
@@ -139,11 +145,10 @@ usage_error(const char *format, ...)
 {
 	va_list args;
 
-	fputs("swag: ", stderr);
 	va_start(args, format);
-	vfprintf(stderr, format, args);
+	vwarn_message(format, args);
 	va_end(args);
-	fputs("\nTry 'swag --help' for more information.\n", stderr);
+	fputs("Try 'swag --help' for more information.\n", stderr);
 	exit(EXIT_USAGE);
 }
 
@@ -171,32 +176,35 @@ option_delimiter(const char *text)
 }
 
 /*
- * Splits --na's comma-separated list into its texts, in a NULL-free array that owns
- * a copy of the list.  Empty items say nothing: the empty field is always missing.
+ * Splits --na's comma-separated list into its texts, as fields pointing into text
+ * (an argv string, which lives as long as the process).  Empty items say nothing:
+ * the empty field is always missing.  Returns an array the caller frees.
  */
-static const char **
-option_na_list(const char *text, size_t *count, char **copy_out)
+static struct field *
+option_na_list(const char *text, size_t *count)
 {
 	size_t items = 1, n = 0;
-	char *copy, *item, *saved;
-	const char **texts;
+	struct field *fields;
 
 	for (const char *s = text; *s != '\0'; s++)
 		items += *s == ',';
-	copy = mem_realloc(NULL, strlen(text) + 1);
-	texts = mem_realloc(NULL, items * sizeof(*texts));
-	if (copy == NULL || texts == NULL) {
+	if ((fields = mem_realloc(NULL, items * sizeof(*fields))) == NULL) {
 		warn_message("out of memory");
-		mem_free(copy);
-		mem_free(texts);
 		exit(EXIT_RESOURCE);
 	}
-	strcpy(copy, text);
-	*copy_out = copy;
-	for (item = strtok_r(copy, ",", &saved); item != NULL; item = strtok_r(NULL, ",", &saved))
-		texts[n++] = item;
+	for (const char *s = text;; s++) {
+		size_t len = strcspn(s, ",");
+
+		if (len > 0) {
+			fields[n].text = s;
+			fields[n++].len = len;
+		}
+		s += len;
+		if (*s == '\0')
+			break;
+	}
 	*count = n;
-	return texts;
+	return fields;
 }
 
 /*
@@ -321,7 +329,6 @@ main(int argc, char *argv[])
 	enum pipeline_status status;
 	int option, exit_status = EXIT_OK;
 	uint64_t seed;
-	char *na_copy = NULL;
 
 	/* Messages name the program swag however it was called; getopt takes argv[0]. */
 	argv[0] = "swag";
@@ -401,9 +408,8 @@ main(int argc, char *argv[])
 				usage_error("invalid HyperLogLog precision '%s': from 4 to 18", optarg);
 			break;
 		case OPTION_NA:
-			mem_free(na_copy);
 			mem_free((void *)config.na_texts);
-			config.na_texts = option_na_list(optarg, &config.na_count, &na_copy);
+			config.na_texts = option_na_list(optarg, &config.na_count);
 			break;
 		case OPTION_NULL:
 			config.null_text = optarg;
@@ -426,7 +432,6 @@ main(int argc, char *argv[])
 	if (specs == NULL) {
 		warn_message("out of memory");
 		mem_free((void *)config.na_texts);
-		mem_free(na_copy);
 		return EXIT_RESOURCE;
 	}
 	for (int i = 0; i < argc; i++) {
@@ -524,6 +529,5 @@ main(int argc, char *argv[])
 	mem_free(report.header_names);
 	mem_free(specs);
 	mem_free((void *)config.na_texts);
-	mem_free(na_copy);
 	return exit_status;
 }

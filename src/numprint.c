@@ -465,47 +465,62 @@ static size_t write_special(char *buf, uint64_t significand, bool negative)
 	return 3;
 }
 
-size_t format_number(double x, char *buf)
-{
-	uint64_t bits, significand, c;
+/*
+** A finite or special double taken apart: x = (-1)^negative * c * 2^q, with the raw
+** exponent field and significand kept for the special values and the boundaries.
+*/
+struct binary {
+	uint64_t significand;
 	unsigned exponent_field;
 	bool negative;
+	uint64_t c;
 	int q;
-	char *p = buf;
-	struct decimal d;
+};
+
+static inline struct binary decompose(double x)
+{
+	struct binary b;
+	uint64_t bits;
 
 	memcpy(&bits, &x, sizeof bits);
-	negative = (bits >> 63) != 0;
-	exponent_field = (unsigned)(bits >> SIGNIFICAND_BITS) & EXPONENT_FIELD_MAX;
-	significand = bits & SIGNIFICAND_MASK;
-	if (exponent_field == EXPONENT_FIELD_MAX)
-		return write_special(buf, significand, negative);
-	if ((bits << 1) == 0) {
+	b.negative = (bits >> 63) != 0;
+	b.exponent_field = (unsigned)(bits >> SIGNIFICAND_BITS) & EXPONENT_FIELD_MAX;
+	b.significand = bits & SIGNIFICAND_MASK;
+	if (b.exponent_field == 0) {
+		/* Subnormal: the same spacing as the smallest normals, no hidden bit. */
+		b.c = b.significand;
+		b.q = 1 - EXPONENT_BIAS;
+	} else {
+		b.c = HIDDEN_BIT | b.significand;
+		b.q = (int)b.exponent_field - EXPONENT_BIAS;
+	}
+	return b;
+}
+
+size_t format_number(double x, char *buf)
+{
+	struct binary b = decompose(x);
+	char *p = buf;
+
+	if (b.exponent_field == EXPONENT_FIELD_MAX)
+		return write_special(buf, b.significand, b.negative);
+	if (b.c == 0) {
 		buf[0] = '0'; /* -0 too: the contract prints it without a sign */
 		return 1;
 	}
-	if (negative)
+	if (b.negative)
 		*p++ = '-';
-
-	if (exponent_field == 0) {
-		/* Subnormal: the same spacing as the smallest normals, no hidden bit. */
-		c = significand;
-		q = 1 - EXPONENT_BIAS;
-	} else {
-		c = HIDDEN_BIT | significand;
-		q = (int)exponent_field - EXPONENT_BIAS;
-		/*
-		** An integer below 2^53 has no fraction bits: print it as one. It is also its
-		** own shortest form, since doubles there are at most 1 apart.
-		*/
-		if (q <= 0 && q > -SIGNIFICAND_BITS - 1) {
-			uint64_t integer = c >> -q;
-			if (integer << -q == c)
-				return (size_t)(p - buf) + write_uint64(p, integer);
-		}
+	/*
+	** An integer below 2^53 has no fraction bits: print it as one. It is also its own
+	** shortest form, since doubles there are at most 1 apart.
+	*/
+	if (b.exponent_field != 0 && b.q <= 0 && b.q > -SIGNIFICAND_BITS - 1) {
+		uint64_t integer = b.c >> -b.q;
+		if (integer << -b.q == b.c)
+			return (size_t)(p - buf) + write_uint64(p, integer);
 	}
-	d = shortest_decimal(c, q, significand == 0 && exponent_field > 1);
-	return (size_t)(p - buf) + write_decimal(p, d);
+	return (size_t)(p - buf) + write_decimal(p, shortest_decimal(b.c, b.q,
+	    b.significand == 0 && b.exponent_field > 1));
 }
 
 /*
@@ -541,8 +556,8 @@ static size_t format_fixed_by_snprintf(double x, int precision, char *buf)
 
 size_t format_fixed(double x, int precision, char *buf)
 {
-	uint64_t bits, significand, c;
-	unsigned exponent_field;
+	struct binary b;
+	uint64_t c;
 	bool negative;
 	int q;
 	uint128 scaled;      /* the digits to print, without the point */
@@ -555,19 +570,12 @@ size_t format_fixed(double x, int precision, char *buf)
 		precision = 0;
 	if (precision > NUMPRINT_PRECISION_MAX)
 		precision = NUMPRINT_PRECISION_MAX;
-	memcpy(&bits, &x, sizeof bits);
-	negative = (bits >> 63) != 0;
-	exponent_field = (unsigned)(bits >> SIGNIFICAND_BITS) & EXPONENT_FIELD_MAX;
-	significand = bits & SIGNIFICAND_MASK;
-	if (exponent_field == EXPONENT_FIELD_MAX)
-		return write_special(buf, significand, negative);
-	if (exponent_field == 0) {
-		c = significand;
-		q = 1 - EXPONENT_BIAS;
-	} else {
-		c = HIDDEN_BIT | significand;
-		q = (int)exponent_field - EXPONENT_BIAS;
-	}
+	b = decompose(x);
+	if (b.exponent_field == EXPONENT_FIELD_MAX)
+		return write_special(buf, b.significand, b.negative);
+	negative = b.negative;
+	c = b.c;
+	q = b.q;
 	if (q > FIXED_EXACT_Q_MAX)
 		return format_fixed_by_snprintf(x, precision, buf);
 

@@ -153,7 +153,7 @@ static bool
 is_na_text(const struct pipeline_config *config, const char *text, size_t len)
 {
 	for (size_t i = 0; i < config->na_count; i++)
-		if (strlen(config->na_texts[i]) == len && memcmp(config->na_texts[i], text, len) == 0)
+		if (config->na_texts[i].len == len && memcmp(config->na_texts[i].text, text, len) == 0)
 			return true;
 	return false;
 }

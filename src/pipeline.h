@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "output.h"
+#include "record.h"
 #include "spec.h"
 #include "timestamp.h"
 
@@ -31,7 +32,7 @@ struct pipeline_config {
 	int precision;			/* -p, or -1 for the shortest form */
 	const char *null_text;		/* what a null result prints as */
 	size_t null_len;
-	const char *const *na_texts;	/* field texts that mean "missing" */
+	const struct field *na_texts;	/* field texts that mean "missing" */
 	size_t na_count;
 	uint64_t step;			/* -s: write every step-th record's results,
 					   counted per key */

@@ -337,7 +337,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const char input_delimiters[8] = { ',', '\t', ';', ' ', '|', '.', '-', ',' };
 	static const int precisions[8] = { -1, 0, 1, 2, 3, 6, 17, 30 };
-	static const char *const na_texts[2] = { "-", "NA" };
+	static const struct field na_texts[2] = { { "-", 1 }, { "NA", 2 } };
 	char texts[3][64];
 	struct agg_spec specs[3];
 	struct window_size default_window;
