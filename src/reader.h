@@ -73,6 +73,34 @@ static inline enum reader_status reader_next(struct reader *reader, const char *
 enum reader_status reader_next_slow(struct reader *reader, const char **line, size_t *len,
     uint64_t *line_number);
 
+/*
+ * Returns the first LF in [p, end), or NULL.  The 8 bytes at p are always readable
+ * (READER_PAD), so a short line's LF is found in one word, SWAR style: x - 0x01... & ~x
+ * marks a zero byte of x exactly where no lower byte is zero, so the lowest mark is
+ * the first LF.  memchr takes the rest: for lines of a number each, the word saves its
+ * call, about 25 instructions a line.
+ */
+static inline const char *
+reader_find_newline(const char *p, const char *end)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	const uint64_t ones = 0x0101010101010101u, highs = 0x8080808080808080u;
+	uint64_t word, x, marks;
+
+	memcpy(&word, p, sizeof(word));
+	x = word ^ (ones * '\n');
+	marks = (x - ones) & ~x & highs;
+	if (marks != 0) {
+		p += __builtin_ctzll(marks) / 8;
+		return p < end ? p : NULL;
+	}
+	if (end - p <= 8)
+		return NULL;
+	p += 8;
+#endif
+	return memchr(p, '\n', (size_t)(end - p));
+}
+
 static inline enum reader_status
 reader_next(struct reader *r, const char **line, size_t *len, uint64_t *line_number)
 {
@@ -80,7 +108,7 @@ reader_next(struct reader *r, const char **line, size_t *len, uint64_t *line_num
 	size_t line_end;
 
 	if (!r->started ||
-	    (newline = memchr(r->buf + r->scanned, '\n', r->end - r->scanned)) == NULL)
+	    (newline = reader_find_newline(r->buf + r->scanned, r->buf + r->end)) == NULL)
 		return reader_next_slow(r, line, len, line_number);
 	line_end = (size_t)(newline - r->buf);
 	*line = r->buf + r->start;
