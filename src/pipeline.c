@@ -919,36 +919,55 @@ plain_rows_loop(struct pipeline *p, struct reader *reader, bool single)
 	const struct pipeline_config *config = p->config;
 	struct agg *const *aggs = p->single.windows.aggs;
 	struct output *out = p->out;
-	struct record record;
+	uint64_t line_number = 0;
 	enum reader_status rs;
+	const char *s;
+	size_t n;
 
-	while ((rs = reader_next(reader, &record.raw, &record.raw_len, &record.line)) ==
-	    READER_LINE) {
-		if (single) {
-			if (!read_single_column(p, record.raw, record.raw_len, record.line))
-				return p->status;
-		} else {
-			ptrdiff_t field_count = split_blank_fields(p, record.raw,
-			    record.raw_len, p->max_column);
+	while ((rs = reader_next_lines(reader, &s, &n)) == READER_LINE) {
+		const char *end = s + n;
 
-			if (field_count < 0)
-				return PIPELINE_NO_MEMORY;
-			record.fields = p->fields;
-			record.field_count = (size_t)field_count;
-			if (!pipeline_read_columns(p, &record))
-				return p->status;
+		while (s < end) {
+			const char *newline = reader_find_newline(s, end), *line = s;
+			size_t len;
+
+			if (newline == NULL)
+				newline = end;	/* the last line, without its LF */
+			s = newline + 1;
+			len = (size_t)(newline - line);
+			if (len > 0 && line[len - 1] == '\r')
+				len--;
+			line_number++;
+			if (single) {
+				if (!read_single_column(p, line, len, line_number))
+					return p->status;
+			} else {
+				struct record record;
+				ptrdiff_t field_count = split_blank_fields(p, line, len,
+				    p->max_column);
+
+				if (field_count < 0)
+					return PIPELINE_NO_MEMORY;
+				record.fields = p->fields;
+				record.field_count = (size_t)field_count;
+				record.raw = line;
+				record.raw_len = len;
+				record.line = line_number;
+				if (!pipeline_read_columns(p, &record))
+					return p->status;
+			}
+			for (size_t i = 0; i < config->spec_count; i++) {
+				if (agg_slide(aggs[i], config->specs[i].window.rows, p->values[i],
+				    &p->results[i]) != 0)
+					return PIPELINE_NO_MEMORY;
+				if (i > 0)
+					output_byte(out, config->output_delimiter);
+				write_result(p, &p->results[i]);
+			}
+			output_byte(out, '\n');
+			if (out->error != 0)
+				return PIPELINE_WRITE_ERROR;
 		}
-		for (size_t i = 0; i < config->spec_count; i++) {
-			if (agg_slide(aggs[i], config->specs[i].window.rows, p->values[i],
-			    &p->results[i]) != 0)
-				return PIPELINE_NO_MEMORY;
-			if (i > 0)
-				output_byte(out, config->output_delimiter);
-			write_result(p, &p->results[i]);
-		}
-		output_byte(out, '\n');
-		if (out->error != 0)
-			return PIPELINE_WRITE_ERROR;
 	}
 	return reader_failure(p, rs);
 }

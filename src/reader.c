@@ -155,6 +155,41 @@ reader_next_block(struct reader *r, const char **bytes, size_t *len)
 }
 
 enum reader_status
+reader_next_lines(struct reader *r, const char **bytes, size_t *len)
+{
+	enum reader_status status;
+	const char *last;
+	size_t end;
+
+	if (!r->started) {
+		if (r->end == 0 && (status = reader_fill(r)) != 0)
+			return status;
+		if ((status = reader_start(r)) != 0)
+			return status;
+	}
+	for (;;) {
+		last = memrchr(r->buf + r->scanned, '\n', r->end - r->scanned);
+		if (last != NULL) {
+			end = (size_t)(last - r->buf) + 1;
+			break;
+		}
+		r->scanned = r->end;
+		if (r->eof) {
+			if (r->start == r->end)
+				return READER_END;
+			end = r->end;
+			break;
+		}
+		if ((status = reader_fill(r)) != 0)
+			return status;
+	}
+	*bytes = r->buf + r->start;
+	*len = end - r->start;
+	r->start = r->scanned = end;
+	return READER_LINE;
+}
+
+enum reader_status
 reader_next_slow(struct reader *r, const char **line, size_t *len, uint64_t *line_number)
 {
 	enum reader_status status;
