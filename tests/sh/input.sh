@@ -75,6 +75,56 @@ checks=$((checks + 1))
 "$SWAG" -w 5 count:2 sum:2 count:1 < "$TMP/random" 2>/dev/null | cut -f 1,2 > "$TMP/got2"
 cmp -s "$TMP/got2" "$TMP/expected2" || fail "column 2 beside column 1: $(diff "$TMP/expected2" "$TMP/got2" | head -n 4)"
 
+# Short lines in every shape that the one-word test of a bare number (short_bare_line)
+# must tell apart: blanks and CRs before, inside or after the number, lengths around 8
+# bytes, blank lines, numbers, words and --na texts, and a last line without its LF.  The plain
+# loop must agree with the general one (-C) and with awk.
+awk 'BEGIN {
+	srand(11)
+	split(" |\t|\r| \r|\t\r", ends, "|")
+	for (i = 0; i < 30000; i++) {
+		r = rand()
+		digits = int(rand() * 10)
+		x = int(rand() * 10 ^ digits)
+		if (rand() < 0.3) x = x ".5"	# sums stay exact
+		if (rand() < 0.01) x = "n" x
+		line = x
+		if (r < 0.1) line = " " line
+		else if (r < 0.15) line = "\t" line
+		else if (r < 0.3) line = line ends[1 + int(rand() * 5)]
+		else if (r < 0.35) line = line " " int(rand() * 9)
+		else if (r < 0.38) line = ""
+		else if (r < 0.40) line = "\r"
+		else if (r < 0.43) line = "NA" ends[1 + int(rand() * 5)]
+		printf "%s\n", line
+	}
+	printf "42"
+}' > "$TMP/short"
+awk -v w=3 '{
+	sub(/\r$/, "")
+	text[NR] = NF >= 1 && $1 != "NA" ? $1 : ""
+	present[NR] = text[NR] != "" && $1 !~ /^n/; value[NR] = $1
+	n = 0; s = 0; d = 0; split("", seen)
+	for (i = NR - w + 1; i <= NR; i++) {
+		if (i < 1) continue
+		if (text[i] != "" && !(text[i] in seen)) { seen[text[i]]; d++ }
+		if (!present[i]) continue
+		n++; s += value[i]
+	}
+	printf "%d\t%s\t%d\n", n, n ? sprintf("%.17g", s) : "", d
+}' "$TMP/short" > "$TMP/expected-short"
+checks=$((checks + 1))
+"$SWAG" --na NA -w 3 count sum distinct < "$TMP/short" 2>/dev/null | cut -f 2,3 > "$TMP/got-short"
+cut -f 2,3 "$TMP/expected-short" | cmp -s - "$TMP/got-short" ||
+	fail "short lines: $(cut -f 2,3 "$TMP/expected-short" | diff - "$TMP/got-short" | head -n 4)"
+checks=$((checks + 1))
+"$SWAG" --na NA -C -w 3 count sum distinct < "$TMP/short" 2>/dev/null | cut -f 2,3 > "$TMP/got-short"
+cut -f 2,3 "$TMP/expected-short" | cmp -s - "$TMP/got-short" ||
+	fail "short lines, general loop: $(cut -f 2,3 "$TMP/expected-short" | diff - "$TMP/got-short" | head -n 4)"
+expect_eq "short lines: the first word that is not a number" \
+	"$("$SWAG" --strict -w 3 sum < "$TMP/short" 2>&1 >/dev/null)" \
+	"$(awk '{ sub(/\r$/, "") } $1 ~ /^n/ { printf "swag: line %d, column 1: '"'"'%s'"'"' is not a number\n", NR, $1; exit }' "$TMP/short")"
+
 # The same input through a pipe that delivers it in small pieces.
 checks=$((checks + 1))
 awk '{ print; if (NR % 50 == 0) fflush() }' "$TMP/random" | "$SWAG" -w 7 min max count sum > "$TMP/got"
