@@ -686,6 +686,212 @@ Test(strtod_equality, halfway_points_and_their_neighbours)
 }
 
 /* ---------------------------------------------------------------------------------------
+** Route 0, which reads 8 bytes at a time: fields of 1 to 24 bytes in every arrangement of
+** digits, point and sign, so that a run of digits, the point and the sign fall on every
+** side of every 8-byte boundary, each read from the very end of a heap block of its own
+** length (AddressSanitizer sees any load past the field).
+*/
+
+/*
+** Asserts that text[0..len) (no blanks, no hex, no "nan(", so that strtod reading all of
+** it is the grammar) is accepted exactly when strtod_l reads all of it, and then gives
+** strtod_l's double. The field is parsed from the end of a block of exactly len bytes.
+*/
+static void expect_agreement_at_end_of_block(const char *text, size_t len)
+{
+	char copy[64];
+	cr_assert(len < sizeof copy);
+	memcpy(copy, text, len);
+	copy[len] = '\0';
+	char *end;
+	double expected = strtod_l(copy, &end, reference_locale());
+	bool strtod_reads_all = len > 0 && end == copy + len;
+	double actual = 12345.0;
+	bool accepted = parse_at_end_of_block(text, len, &actual);
+	if (accepted != strtod_reads_all) {
+		char shown[4 * sizeof copy + 1];
+		size_t used = 0;
+		for (size_t i = 0; i < len; i++)
+			used += (size_t)sprintf(shown + used, copy[i] >= 0x20 && copy[i] < 0x7F ? "%c" : "\\x%02x",
+			                        (unsigned char)copy[i]);
+		cr_assert_fail("\"%s\" (%zu bytes): parse_number %s it, strtod %s", shown, len,
+		               accepted ? "accepts" : "refuses",
+		               strtod_reads_all ? "reads all of it" : "does not");
+	}
+	if (accepted && !same_double(actual, expected))
+		cr_assert_fail("\"%s\": parse_number gives %a (%.17g), strtod gives %a (%.17g)", copy,
+		               actual, actual, expected, expected);
+	if (!accepted && actual != 12345.0)
+		cr_assert_fail("\"%s\": *out written on refusal", copy);
+}
+
+/*
+** Writes sign, then digits digits of the given kind with a point before digit point
+** (none when point < 0; after the last when point == digits), into text; returns the
+** length. Kinds: 0 random, 1 all 9s, 2 all 0s, 3 zeros then a random tail, 4 a 1 then 0s.
+*/
+static size_t write_decimal(Random *random, char *text, const char *sign, int digits, int point,
+                            int kind)
+{
+	size_t len = strlen(sign);
+	memcpy(text, sign, len);
+	for (int i = 0; i < digits; i++) {
+		if (i == point)
+			text[len++] = '.';
+		char digit;
+		switch (kind) {
+		case 0:
+			digit = random_digit(random);
+			break;
+		case 1:
+			digit = '9';
+			break;
+		case 2:
+			digit = '0';
+			break;
+		case 3:
+			digit = i < digits / 2 ? '0' : random_digit(random);
+			break;
+		default:
+			digit = i == 0 ? '1' : '0';
+			break;
+		}
+		text[len++] = digit;
+	}
+	if (point == digits)
+		text[len++] = '.';
+	text[len] = '\0';
+	return len;
+}
+
+Test(route0, every_length_point_position_and_sign)
+{
+	static const char *const signs[] = {"", "-", "+"};
+	Random random = {0x2B0E7E1A3E5B4C11U};
+	char text[64];
+	for (int digits = 0; digits <= 26; digits++)
+		for (int point = -1; point <= digits; point++)
+			for (size_t sign = 0; sign < sizeof signs / sizeof signs[0]; sign++)
+				for (int kind = 0; kind < 5; kind++)
+					for (int round = 0; round < (kind == 0 || kind == 3 ? 20 : 1); round++) {
+						size_t len = write_decimal(&random, text, signs[sign], digits, point, kind);
+						expect_agreement_at_end_of_block(text, len);
+					}
+}
+
+/*
+** Every byte value at every position of decimals of 1 to 26 bytes, the one place where
+** a stray byte could pass for a digit or a point: the bytes just below '0' and above '9',
+** the point and the sign with the high bit set (0xAE, 0xAD), the bytes whose high bit
+** carries into the next byte when the digits are checked 8 at a time, the NUL. Blanks
+** and other spaces are left out (strtod skips them where the grammar does not), and so
+** are 'x' and 'X' (hex).
+*/
+Test(route0, any_byte_anywhere)
+{
+	Random random = {0x7137449123EF65CDU};
+	char text[64];
+	for (int digits = 1; digits <= 24; digits++)
+		for (int point = -1; point <= digits; point += (digits > 10 ? 3 : 1))
+			for (int sign = 0; sign < 2; sign++) {
+				size_t len = write_decimal(&random, text, sign ? "-" : "", digits, point, 0);
+				for (size_t at = 0; at < len; at++) {
+					char kept = text[at];
+					for (int byte = 0; byte < 256; byte++) {
+						if (byte == ' ' || (byte >= '\t' && byte <= '\r') || byte == 'x' ||
+						    byte == 'X')
+							continue;
+						text[at] = (char)byte;
+						expect_agreement_at_end_of_block(text, len);
+					}
+					text[at] = kept;
+				}
+			}
+}
+
+/*
+** Random fields of 1 to 26 bytes, mostly digits, with points, signs, exponents and bytes
+** that differ from a digit or a point by one bit scattered in: two or more odd bytes at
+** once, which any_byte_anywhere does not try.
+*/
+Test(route0, random_fields_with_odd_bytes)
+{
+	static const char odd[] = ".....--+eE/:\x1e\x2e\x2f\x3a\xae\xad\xb0\xb9\xba\xbf\xc0\xff\x80\x01";
+	Random random = {0xE9B5DBA58189DBBCU};
+	char text[64];
+	for (int round = 0; round < 400000; round++) {
+		size_t len = (size_t)random_between(&random, 1, 26);
+		int odd_per_64 = random_between(&random, 1, 12);
+		for (size_t i = 0; i < len; i++)
+			text[i] = random_below(&random, 64) < odd_per_64
+			                  ? odd[random_below(&random, (int)sizeof odd - 1)]
+			                  : random_digit(&random);
+		expect_agreement_at_end_of_block(text, len);
+	}
+}
+
+/*
+** Edges of the routes: 8, 16, 19, 20 and 24 digits, mantissas at 2^53 and at 10^19, the
+** largest head that the 24-byte route takes (1843 in front of 16 digits) and the first it
+** leaves, zeros that make a short value long, and 17-digit round-trip doubles.
+*/
+Test(route0, named_edges)
+{
+	static const char *const cases[] = {
+		"12345678", "99999999", "00000000", "-9999999", "1234567.", ".1234567", "-.123456",
+		"123456789", "1234567.8", "12345678.9", ".12345678", "-12345678", "-1234567.8",
+		"9999999999999999", "999999999999999.9", "9007199254740992", "9007199254740993",
+		"9007199254740994", "9007199254740995", "900719925474099.3", "90071992547409.93",
+		"-9007199254740993", "0.9007199254740993", "4503599627370497.5",
+		"1234567890123456789", "9999999999999999999", "999999999999999999.9",
+		"0.9999999999999999999", ".9999999999999999999", "-.9999999999999999999",
+		"12345678901234567890", "18439999999999999999", "18440000000000000000",
+		"1843999999999999999.9", "1844000000000000000.0", "18446744073709551615",
+		"18446744073709551616", "-1843.9999999999999999", "1.8439999999999999999",
+		"0.00000000000000000001", "0.000000000000000000001", ".00000000000000000000001",
+		"000000000000000000000001", "000000000000000000000000", "-00000000000000000000000",
+		"-0.0000000000000000000000", "0.30000000000000004", "-0.30000000000000004",
+		"2.2250738585072014", "1.7976931348623157", "0.1000000000000000055511151231257827",
+		"123456.78901234567", "9007199254740993.0", "1700000000.123456", "1700000000.1234567",
+		"-1700000000.123456", "0", "-0", "00", "-00", "0.", "-0.", ".0", "-.0", "000", "0.0",
+		"-0.0", "-000", "0.000", "-0.000", "0000000", "-0000000", "99999999.", "9999999.9",
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+		expect_agreement_at_end_of_block(cases[i], strlen(cases[i]));
+}
+
+/*
+** A field inside a longer line: the bytes around it (digits, points, signs) must not
+** change what it reads, whatever its length and wherever the 8-byte loads fall.
+*/
+Test(route0, reads_only_the_field_inside_a_line)
+{
+	static const char *const fills[] = {"9999999999999999999999999", "..........................",
+	                                    "-------------------------", "eeeeeeeeeeeeeeeeeeeeeeeee"};
+	Random random = {0x3956C25BF348B538U};
+	char line[128];
+	char field[64];
+	for (int digits = 1; digits <= 23; digits++)
+		for (int point = -1; point <= digits; point++)
+			for (size_t fill = 0; fill < sizeof fills / sizeof fills[0]; fill++) {
+				size_t len = write_decimal(&random, field, random_below(&random, 2) ? "-" : "",
+				                           digits, point, 0);
+				size_t before = (size_t)random_between(&random, 0, 20);
+				memcpy(line, fills[fill], before);
+				memcpy(line + before, field, len);
+				memcpy(line + before + len, fills[fill], 25);
+				double inside = 12345.0, alone = 54321.0;
+				bool inside_accepted = parse_number(line + before, len, &inside);
+				bool alone_accepted = parse_at_end_of_block(field, len, &alone);
+				cr_assert(inside_accepted == alone_accepted, "\"%s\" inside \"%.*s\"", field,
+				          (int)(before + len + 25), line);
+				if (alone_accepted)
+					cr_assert(same_double(inside, alone), "\"%s\" reads %a inside a line, %a alone",
+					          field, inside, alone);
+			}
+}
+
+/* ---------------------------------------------------------------------------------------
 ** Locale independence.
 */
 
