@@ -12,13 +12,36 @@
 ** The multiplication follows Alexander Bolz's C++ port (Drachennest), which keeps the
 ** powers of ten to 128 bits rather than the paper's 126.
 **
+** Nearly every double takes a shorter way to Schubfach's answer, shortest_decimal_fast:
+** one multiplication gives the value scaled by the power of ten with 64 bits of fraction,
+** the power's top word gives half the gap between doubles in the same units, and
+** comparisons of the two pick the answer, exactly wherever |x| is in [1.2e-10, 7.2e16)
+** and elsewhere unless a comparison is too close to call, when the three multiplications
+** decide. (The single product is Yaoyuan Guo's idea in yy_double, which Victor
+** Zverovich's Zmij also takes up; the argument for exactness here is this file's own,
+** given at the function.) The digits are then written sixteen at once with SSE2 on
+** x86-64, or with 64-bit SWAR elsewhere, straight into their place in the text.
+**
+** Why this and not Dragonbox (Junekey Jeon, 2020), which also needs one multiplication
+** in the common case and which Debian packages (libdragonbox-dev): measured the same way,
+** callgrind on "swag -w 1000 avg < build/bench/numbers-200000.txt" (results of 9 and 17
+** significant digits), format_number costs 159 instructions a value as it is here, and
+** 223 with Dragonbox 1.1.3 behind a C++ shim that returns its significand and exponent
+** to this file's formatting (77 in Dragonbox's to_decimal, 26 in the shim and the call,
+** 120 here), 252 when Dragonbox removes the trailing zeros itself. The Schubfach before
+** this one, three multiplications and digits staged in a buffer, took 263; this one with
+** the SWAR digits instead of SSE2 takes 200. bench_numprint agrees, in ns a value for
+** integers, 17-digit averages, two decimals, tiny and huge values: 7.2, 18.7, 17.2, 19.5
+** and 24.6 here; 7.2, 22.9, 18.3, 22.3 and 30.3 with Dragonbox; 10.0, 30.3, 22.3, 30.8
+** and 36.2 before. Dragonbox would also have brought a C++ compiler into the build.
+**
 ** format_fixed works with exact integer arithmetic: a finite double is c * 2^q with an
 ** integer c < 2^53, so x * 10^p = c * 5^p * 2^(q+p), and for |x| < 2^122 (q <= 69) that
 ** product and its rounding fit in 128 bits. Only larger magnitudes go to snprintf.
 **
 ** tests/bench/bench_numprint.c measured, per value on the development machine (gcc -O2,
-** x86_64): format_number 13 ns for integers and 32-42 ns for other values, against
-** 200-580 ns for snprintf("%.17g"); format_fixed at precision 2, 12-31 ns against
+** x86_64): format_number 7 ns for integers and 17-25 ns for other values, against
+** 185-535 ns for snprintf("%.17g"); format_fixed at precision 2, 12-25 ns against
 ** 120-230 ns for snprintf("%.2f") (the same for values beyond 2^122, which go to it).
 **
 ** Everything here assumes IEEE-754 binary64 doubles and a compiler with unsigned
@@ -42,6 +65,19 @@
 #endif
 
 __extension__ typedef unsigned __int128 uint128;
+
+/*
+** write_sixteen_digits uses SSE2 where the compiler targets it (every x86-64); elsewhere,
+** or with NUMPRINT_NO_SIMD defined (how the tests cover that path on x86-64 too), 64-bit
+** SWAR arithmetic gives the same digits.
+*/
+#if defined(__SSE2__) && !defined(NUMPRINT_NO_SIMD) && defined(__BYTE_ORDER__) && \
+    __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define NUMPRINT_USE_SSE2 1
+#include <emmintrin.h>
+#else
+#define NUMPRINT_USE_SSE2 0
+#endif
 
 /* The fields of a binary64: 52 significand bits, 11 exponent bits, biased by 1075. */
 #define SIGNIFICAND_BITS 52
@@ -125,17 +161,6 @@ static const uint64_t powers_of_five[POWER_OF_FIVE_MAX_64 + 1] = {
 	7450580596923828125U,
 };
 
-/* Returns the number of decimal digits of v, 1 for 0, at most 20. */
-static int decimal_length(uint64_t v)
-{
-	/*
-	** 1233 / 4096 is just above log10(2), so this estimate from the bit length is
-	** the digit count or one less; one comparison settles which.
-	*/
-	int estimate = ((64 - __builtin_clzll(v | 1)) * 1233) >> 12;
-	return estimate + (v >= powers_of_ten[estimate]) + (v == 0);
-}
-
 /* Writes v, which is below 10^8, as exactly eight digits (leading zeros kept) at p. */
 static void write_eight_digits(char *p, uint32_t v)
 {
@@ -184,7 +209,8 @@ static void write_digits_backward(char *end, uint64_t v)
 ** 10^8 values against printf("%08u").) Against the pair-table writer it replaced, side
 ** by side on the same machine, bench_numprint went from 124 to 97 ns an average, from
 ** 117 to 73 for two decimals and from 103 to 85 over the mix; callgrind counts 274
-** instructions a value in swag -w 1000 avg, down from 303.
+** instructions a value in swag -w 1000 avg, down from 303. It now writes the integers,
+** and every significand where write_sixteen_digits has no SSE2.
 */
 static inline __attribute__((always_inline)) uint64_t eight_digit_values(uint32_t v)
 {
@@ -316,7 +342,8 @@ struct decimal {
 ** predecessor is only half as far as its successor. The significand has at most 17
 ** digits and may end in zeros.
 */
-static struct decimal shortest_decimal(uint64_t c, int q, bool lower_is_closer)
+static __attribute__((noinline)) struct decimal shortest_decimal(uint64_t c, int q,
+                                                                 bool lower_is_closer)
 {
 	struct decimal result;
 	/*
@@ -367,73 +394,206 @@ static struct decimal shortest_decimal(uint64_t c, int q, bool lower_is_closer)
 	return result;
 }
 
+/* Whether a and b, taken modulo 2^64, are at most 4 apart. */
+static inline bool too_close(uint64_t a, uint64_t b)
+{
+	return a - b + 4 <= 8;
+}
+
 /*
-** Writes d = significand * 10^exponent (significand not zero and below 10^17, perhaps
-** ending in zeros) as the contract wants: its digits without the trailing zeros, in plain
-** decimal when the leading digit's power of ten is -5..15, in printf's %e style
-** otherwise. Returns the number of bytes written, at most 23; it may write scratch bytes
-** after them, up to buf + 31.
+** shortest_decimal in one multiplication instead of three, for v = c * 2^q a normal
+** double whose neighbours are equally far away (c > 2^52). With the same k, V = v / 10^k
+** is in [2^52, 10 * 2^53) and H = 2^(q-1) / 10^k, half the gap between doubles in those
+** units, is in [1/2, 5). The rounding interval is [V - H, V + H], its ends included when
+** c is even. It is narrower than 10, so it holds at most one multiple of 10: when it holds
+** one, that is the answer (no other decimal inside has as few digits); otherwise the
+** integer nearest V is, which lies inside since H > 1/2 (but at q = 0, where V is an
+** integer and its own answer). That is Schubfach's choice, but made from one product,
+** g * (c << (h + 1)), whose top 64 bits are floor(V) and whose next 64 are V's fraction,
+** and from g's top word, which is H: the interval's ends need no products of their own.
+**
+** Exactness. g overestimates 10^-k by less than one unit of its last bit, so the
+** product's top 128 bits P satisfy V * 2^64 - 1 < P < V * 2^64 + 1/128. So when the
+** fraction word is not 0 the top word is floor(V), (V - lower_multiple) * 2^60 lies in
+** (r - 1, r + 2) and H * 2^60 in (half_gap - 1, half_gap + 1). When V * 2^60 and
+** H * 2^60 are integers, they are r and half_gap, and every comparison below is exact,
+** ties included: that is when k <= 0 and q - k >= -59, which is q in -85..3 (q - k grows
+** with q), |v| in [1.2e-10, 7.2e16), nearly everything swag prints. Elsewhere a
+** comparison is trusted only when its two sides are more than 4 units apart, beyond the
+** error; when one is not, the function returns false and the caller asks
+** shortest_decimal. That happens to 1 random bit pattern in 2000: mostly integers from
+** 2^57 to 2^80, whose V is often an integer or has an end of the interval on a multiple
+** of 10, and round numbers such as 1e20.
+**
+** Returns true with *result set, significand * 10^exponent with 16 or 17 digits
+** (perhaps ending in zeros), or false, leaving *result alone.
+*/
+static inline __attribute__((always_inline)) bool shortest_decimal_fast(uint64_t c, int q,
+                                                                        struct decimal *result)
+{
+	const uint64_t ten = (uint64_t)10 << 60; /* 10 with 60 fraction bits */
+	const uint64_t half = (uint64_t)1 << 63; /* 1/2 with 64 fraction bits */
+	int k = floor_log10_pow2(q);
+	int h = q + floor_log2_pow10(-k); /* 0..3 */
+	const uint64_t *g = numprint_pow10[-k - NUMPRINT_POW10_MIN];
+	uint64_t cp = c << (h + 1);          /* below 2^57 */
+	uint128 product = (uint128)g[0] * cp + (uint64_t)(((uint128)g[1] * cp) >> 64);
+	uint64_t integral = (uint64_t)(product >> 64); /* N = floor(V) */
+	uint64_t fraction = (uint64_t)product;         /* (V - N) * 2^64 */
+	/* integral / 10 by 2^64 / 10 rounded up, exact below 2^62; integral is below 2^57. */
+	uint64_t tenth = (uint64_t)(((uint128)integral * 0x199999999999999AU) >> 64);
+	uint64_t digit = integral - 10 * tenth;
+	uint64_t lower_multiple = integral - digit;
+	/* r = (V - lower_multiple) * 2^60 and H * 2^60: four integer bits and 60 of fraction. */
+	uint64_t r = digit << 60 | fraction >> 4;
+	uint64_t half_gap = g[0] >> (4 - h);
+	uint64_t even = (c & 1) == 0; /* the ends are inside */
+
+	if (q < -85 || q > 3) {
+		/* Not exact: give up when a comparison is too close to call. */
+		if (too_close(fraction, 0) || too_close(fraction, half) || too_close(r, half_gap) ||
+		    too_close(r + half_gap, ten))
+			return false;
+	}
+	result->exponent = k;
+	if (r < half_gap + even) /* V - lower_multiple < H, or <= H */
+		result->significand = lower_multiple;
+	else if (r + half_gap + even > ten) /* lower_multiple + 10 - V < H, or <= H */
+		result->significand = lower_multiple + 10;
+	else /* the nearest integer, an even one on a tie */
+		result->significand =
+		    integral + (fraction > half || (fraction == half && (integral & 1) != 0));
+	return true;
+}
+
+#if NUMPRINT_USE_SSE2
+/*
+** Returns v, hiding its value from the optimizer: gcc would otherwise turn a pmullw by a
+** constant into three to five shifts and adds, more instructions for no gain.
+*/
+static inline __m128i opaque(__m128i v)
+{
+	__asm__("" : "+x"(v));
+	return v;
+}
+#endif
+
+/*
+** Writes high and low, each below 10^8, as sixteen digits at p, high's eight first and
+** leading zeros kept. Returns how many of the sixteen there are up to the last one that
+** is not zero (0 when both are zero).
+*/
+static inline __attribute__((always_inline)) int write_sixteen_digits(char *p, uint32_t high,
+                                                                      uint32_t low)
+{
+#if NUMPRINT_USE_SSE2
+	/*
+	** The SWAR of eight_digit_values on both halves at once, in a 128-bit register
+	** of SSE2: high and low in its two 64-bit lanes, each split by 10^4 into two
+	** 32-bit lanes (0xD1B71759 / 2^45 gives x / 10^4 for every x below 2^32), each of
+	** those by 100 into two 16-bit lanes (5243 / 2^19: exact below 43699) and each of
+	** those by 10 into two bytes (6554 / 2^16: exact below 16389). Only the 32-bit
+	** lanes come out in the wrong order (the quotient after the remainder), which a
+	** shuffle puts right. About 30 instructions where the SWAR takes 60.
+	*/
+	const __m128i x = _mm_set_epi64x((long long)low, (long long)high);
+	const __m128i by_10000 =
+	    _mm_srli_epi64(_mm_mul_epu32(x, _mm_set1_epi32((int)0xD1B71759U)), 45);
+	/* x + q * (2^32 - 10^4) = (x - 10^4 * q) | q << 32: remainder, then quotient. */
+	const __m128i fours =
+	    _mm_add_epi64(x, _mm_mul_epu32(by_10000, _mm_set1_epi32((int)(0xFFFFFFFFU - 9999))));
+	const __m128i by_100 = _mm_srli_epi16(_mm_mulhi_epu16(fours, _mm_set1_epi16(5243)), 3);
+	const __m128i mod_100 =
+	    _mm_sub_epi16(fours, _mm_mullo_epi16(by_100, opaque(_mm_set1_epi16(100))));
+	const __m128i pairs = _mm_or_si128(by_100, _mm_slli_epi32(mod_100, 16));
+	const __m128i by_10 = _mm_mulhi_epu16(pairs, _mm_set1_epi16(6554));
+	/* pair << 8 - (10 * 256 - 1) * tens = units << 8 | tens. */
+	const __m128i swapped =
+	    _mm_sub_epi16(_mm_slli_epi16(pairs, 8),
+	                  _mm_mullo_epi16(by_10, opaque(_mm_set1_epi16(10 * 256 - 1))));
+	const __m128i values = _mm_shuffle_epi32(swapped, _MM_SHUFFLE(2, 3, 0, 1));
+	unsigned zero = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(values, _mm_setzero_si128()));
+	unsigned nonzero = zero ^ 0xFFFFU; /* a bit for each digit that is not 0 */
+	_mm_storeu_si128((__m128i *)(void *)p, _mm_or_si128(values, _mm_set1_epi8('0')));
+	/* The highest set bit of nonzero, counted from 1; 0 for none. */
+	return 31 - __builtin_clz(nonzero << 1 | 1);
+#else
+	uint64_t high_values = eight_digit_values(high);
+	uint64_t low_values = eight_digit_values(low);
+	store_digits(p, high_values, 0);
+	store_digits(p + 8, low_values, 0);
+	/* The trailing zeros are the zero lanes at the high end of each word. */
+	return low_values != 0    ? 16 - __builtin_clzll(low_values) / 8
+	       : high_values != 0 ? 8 - __builtin_clzll(high_values) / 8
+	                          : 0;
+#endif
+}
+
+/*
+** Writes the significand that write_decimal took apart at p: first, its 17th digit from
+** the right, only when more says that it is not 0, then high and low as sixteen digits.
+** Returns how many digits there are up to the last that is not zero. Always stores 17
+** bytes: the last is scratch when more is 0.
+*/
+static inline __attribute__((always_inline)) int write_significand(char *p, uint32_t first,
+                                                                   int more, uint32_t high,
+                                                                   uint32_t low)
+{
+	p[0] = (char)('0' + first); /* overwritten when it is 0 */
+	return more + write_sixteen_digits(p + more, high, low);
+}
+
+/*
+** Writes d = significand * 10^exponent (significand in [10^15, 10^17), perhaps ending in
+** zeros) as the contract wants: its digits without the trailing zeros, in plain decimal
+** when the leading digit's power of ten is -5..15, in printf's %e style otherwise.
+** Returns the number of bytes written, at most 23; it may write scratch bytes after
+** them, up to buf + 31.
 */
 static size_t write_decimal(char *buf, struct decimal d)
 {
-	/*
-	** The significand goes to digits[0..17) with leading zeros, as a digit and two words
-	** of eight, and zeros follow up to digits + 41, so that the copies below can all be
-	** of a constant size (a few moves, where a copy of variable size is a call). The
-	** trailing zeros are counted on the words: the zero lanes at their high end.
-	*/
-	char digits[48];
-	uint64_t high = d.significand / 100000000U;
-	uint64_t low_values = eight_digit_values((uint32_t)(d.significand - high * 100000000U));
-	uint64_t middle_values = eight_digit_values((uint32_t)(high % 100000000U));
-	int length = decimal_length(d.significand);
-	int zeros = low_values != 0      ? __builtin_clzll(low_values) / 8
-	            : middle_values != 0 ? 8 + __builtin_clzll(middle_values) / 8
-	                                 : 16;
-	int count = length - zeros;                           /* significant digits */
-	int leading_exponent = d.exponent + zeros + count - 1; /* x = d.ddd * 10^this */
-	const char *first = digits + 17 - length;
+	/* The significand is first, high, low: 1, 8 and 8 digits. */
+	uint64_t upper = d.significand / 100000000U;
+	uint32_t first = (uint32_t)upper / 100000000U;
+	uint32_t high = (uint32_t)upper - first * 100000000U;
+	uint32_t low = (uint32_t)(d.significand - upper * 100000000U);
+	int more = first != 0;                         /* 17 digits, not 16 */
+	int leading_exponent = d.exponent + 15 + more; /* x = d.ddd * 10^this */
+	int count;                                     /* significant digits */
 	unsigned magnitude;
 	char *p;
 
-	digits[0] = (char)('0' + high / 100000000U);
-	store_digits(digits + 1, middle_values, 0);
-	store_digits(digits + 9, low_values, 0);
-	memcpy(digits + 17, "000000000000000000000000", 24);
-
+	/* The digits go straight to their place in each notation. */
 	if (leading_exponent >= 0 && leading_exponent <= 15) {
 		int integer_digits = leading_exponent + 1;
-		memcpy(buf, first, 16);
-		if (integer_digits >= count) {
-			/* "ddd000": only integral values of 2^53 or more come here. */
-			memset(buf + count, '0', (size_t)(integer_digits - count));
+		count = write_significand(buf, first, more, high, low);
+		/* "ddd" or "ddd000": the digits hold the zeros already. */
+		if (integer_digits >= count)
 			return (size_t)integer_digits;
-		}
 		/*
 		** "dd.ddd": the digits after the point move one place right. buf + 32 bounds
-		** the copies: the sign, 14 integer digits, the point and 16 bytes make 32.
+		** the move: the sign, 14 integer digits, the point and 16 bytes make 32.
 		*/
-		buf[integer_digits] = '.';
 		if (integer_digits <= 14)
-			memcpy(buf + integer_digits + 1, first + integer_digits, 16);
+			memmove(buf + integer_digits + 1, buf + integer_digits, 16);
 		else
-			memcpy(buf + integer_digits + 1, first + integer_digits, 2);
+			memmove(buf + integer_digits + 1, buf + integer_digits, 2);
+		buf[integer_digits] = '.';
 		return (size_t)count + 1;
 	}
 	if (leading_exponent >= -5 && leading_exponent < 0) {
 		/* "0.000ddd", at most 2 + 4 + 17 bytes. */
 		int point_zeros = -leading_exponent - 1;
 		memcpy(buf, "0.000000", 8);
-		memcpy(buf + 2 + point_zeros, first, 16);
-		memcpy(buf + 2 + point_zeros + 16, first + 16, 8);
+		count = write_significand(buf + 2 + point_zeros, first, more, high, low);
 		return (size_t)(2 + point_zeros + count);
 	}
-	/* "d.ddde-XX" */
-	buf[0] = first[0];
+	/* "d.ddde-XX": the digits from buf + 1, then the first moves left over the point. */
+	count = write_significand(buf + 1, first, more, high, low);
+	buf[0] = buf[1];
 	p = buf + 1;
 	if (count > 1) {
 		buf[1] = '.';
-		memcpy(buf + 2, first + 1, 16);
 		p = buf + 1 + count;
 	}
 	*p++ = 'e';
@@ -500,27 +660,37 @@ static inline struct binary decompose(double x)
 size_t format_number(double x, char *buf)
 {
 	struct binary b = decompose(x);
+	struct decimal d;
 	char *p = buf;
 
-	if (b.exponent_field == EXPONENT_FIELD_MAX)
-		return write_special(buf, b.significand, b.negative);
-	if (b.c == 0) {
-		buf[0] = '0'; /* -0 too: the contract prints it without a sign */
-		return 1;
+	/* One test (0 - 1 wraps around) sends zeros, subnormals, infinities and NaNs aside. */
+	if (b.exponent_field - 1 >= EXPONENT_FIELD_MAX - 1) {
+		if (b.exponent_field == EXPONENT_FIELD_MAX)
+			return write_special(buf, b.significand, b.negative);
+		if (b.c == 0) {
+			buf[0] = '0'; /* -0 too: the contract prints it without a sign */
+			return 1;
+		}
 	}
-	if (b.negative)
-		*p++ = '-';
+	*p = '-';
+	p += b.negative;
 	/*
 	** An integer below 2^53 has no fraction bits: print it as one. It is also its own
-	** shortest form, since doubles there are at most 1 apart.
+	** shortest form, since doubles there are at most 1 apart. (For q in -52..0, c shifted
+	** left by 64 + q, in two steps that stay below 64, keeps only its -q fraction bits.)
 	*/
-	if (b.exponent_field != 0 && b.q <= 0 && b.q > -SIGNIFICAND_BITS - 1) {
-		uint64_t integer = b.c >> -b.q;
-		if (integer << -b.q == b.c)
-			return (size_t)(p - buf) + write_uint64(p, integer);
+	if (b.q <= 0 && b.q >= -SIGNIFICAND_BITS && ((b.c << 11) << (53 + b.q)) == 0)
+		return (size_t)(p - buf) + write_uint64(p, b.c >> -b.q);
+	if (b.significand == 0 || b.exponent_field == 0 ||
+	    !shortest_decimal_fast(b.c, b.q, &d)) {
+		d = shortest_decimal(b.c, b.q, b.significand == 0 && b.exponent_field > 1);
+		/* Its shorter answers and subnormals have fewer digits than write_decimal takes. */
+		while (d.significand < 1000000000000000U) {
+			d.significand *= 10;
+			d.exponent--;
+		}
 	}
-	return (size_t)(p - buf) + write_decimal(p, shortest_decimal(b.c, b.q,
-	    b.significand == 0 && b.exponent_field > 1));
+	return (size_t)(p - buf) + write_decimal(p, d);
 }
 
 /*

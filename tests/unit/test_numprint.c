@@ -89,7 +89,9 @@ static const char *number_text(double x)
 {
 	static char text[NUMPRINT_SHORTEST_MAX + 16];
 	size_t length;
-	memset(text, '#', sizeof text);
+	/* Not '#' inside the buffer: a copy of its scratch bytes past the end must show. */
+	memset(text, '@', NUMPRINT_SHORTEST_MAX);
+	memset(text + NUMPRINT_SHORTEST_MAX, '#', sizeof text - NUMPRINT_SHORTEST_MAX);
 	length = format_number(x, text);
 	cr_assert(length > 0 && length <= 24, "format_number(%a) wrote %zu bytes", x, length);
 	check_canary(text, NUMPRINT_SHORTEST_MAX, sizeof text);
@@ -491,6 +493,113 @@ Test(format_number, random_nice_values)
 		x = (double)(next_random(&state) >> 11) * 0x1p-52;
 		if (x != 0)
 			check_shortest(x);
+	}
+}
+
+/*
+** The doubles that the one-multiplication path of format_number could get wrong, each
+** sort tried where that path is exact (|x| in [1.2e-10, 7.2e16), binary exponents q of
+** -85..3) and beyond it, where it must hand doubtful cases to the full Schubfach.
+*/
+
+/* x = c * 2^q for a significand c of 53 bits. */
+static double from_significand(uint64_t c, int q)
+{
+	double x = (double)c;
+	return q >= 0 ? x * power_of_two(q) : x / power_of_two(-q);
+}
+
+/*
+** Exact ties: m / 2^j with m odd and of 53 bits. At j = 2 it always lies halfway between
+** the two nearest decimals of 17 digits (1125899906842624.25, between ...24.2 and
+** ...24.3), where the even last digit decides, and at j = 3 often; with more fraction
+** bits it lies near such a halfway point, and at j = 1 on a decimal of 17 digits.
+*/
+Test(format_number, halfway_between_two_decimals)
+{
+	uint64_t state = 11;
+	for (int j = 1; j <= 12; j++)
+		for (int i = 0; i < 4000; i++) {
+			uint64_t m = (next_random(&state) >> 11) | ((uint64_t)1 << 52) | 1;
+			double x = from_significand(m, -j);
+			check_shortest(x);
+			check_shortest(-x);
+		}
+}
+
+/*
+** The rounding interval [x - g/2, x + g/2] (g the gap between doubles) with an end
+** exactly on a decimal of one digit fewer: 2c - 1 or 2c + 1 a multiple of 5^(k+1),
+** where 10^k <= 2^q < 10^(k+1). Only an even c may print that end. At q = 2 and 3 the
+** fast path decides these exactly; from q = 4 up, where 5^k divides the denominator, it
+** must hand them to the full Schubfach.
+*/
+Test(format_number, interval_ends_on_a_shorter_decimal)
+{
+	const uint64_t two_53 = (uint64_t)1 << 53;
+	uint64_t state = 12;
+	for (int q = 2; q <= 80; q++) {
+		/* k = floor(q log10(2)); powers of ten up to 10^22 are exact doubles. */
+		int k = 0;
+		double ten_to_k1 = 10; /* 10^(k+1) */
+		uint64_t five = 5;     /* 5^(k+1) */
+		while (ten_to_k1 <= power_of_two(q)) {
+			ten_to_k1 *= 10;
+			five *= 5;
+			k++;
+		}
+		if (five >= two_53)
+			break;
+		for (int i = 0; i < 400; i++) {
+			/* t, an odd multiple of 5^(k+1) in [2^53, 2^54), is 2c - 1 or 2c + 1. */
+			uint64_t t = (two_53 + next_random(&state) % two_53) / five * five;
+			if (t % 2 == 0)
+				t = t + five < 2 * two_53 ? t + five : t - five;
+			if (t < two_53)
+				continue;
+			if ((t + 1) / 2 < two_53)
+				check_shortest(from_significand((t + 1) / 2, q));
+			check_shortest(from_significand((t - 1) / 2, q));
+		}
+	}
+}
+
+/* Random significands in every binade from 2^-120 to 2^81, across both exact limits. */
+Test(format_number, binades_around_the_exact_range)
+{
+	uint64_t state = 13;
+	for (int q = -172; q <= 28; q++)
+		for (int i = 0; i < 500; i++) {
+			uint64_t c = (next_random(&state) >> 11) | ((uint64_t)1 << 52);
+			check_shortest(from_significand(c, q));
+			check_shortest(from_significand(c | 1, q));
+			check_shortest(-from_significand(c & ~(uint64_t)1, q));
+		}
+}
+
+/*
+** Every place of the point in plain notation, 1 to 16 integer digits and none, with
+** 16 and 17 significant digits and fewer, and the %e notation on either side.
+*/
+Test(format_number, every_place_of_the_point)
+{
+	uint64_t state = 14;
+	char text[32];
+	for (int e = -8; e <= 18; e++) {
+		double scale;
+		snprintf(text, sizeof text, "1e%d", e);
+		scale = strtod(text, NULL);
+		for (int i = 0; i < 2000; i++) {
+			double unit = (double)(next_random(&state) >> 11) * 0x1p-53;
+			double x = (1 + 9 * unit) * scale;
+			check_shortest(x);
+			check_shortest(-x);
+			/* The same rounded to 3, 8 and 12 significant digits. */
+			for (int digits = 3; digits <= 12; digits += digits < 8 ? 5 : 4) {
+				snprintf(text, sizeof text, "%.*e", digits - 1, x);
+				check_shortest(strtod(text, NULL));
+			}
+		}
 	}
 }
 
