@@ -107,32 +107,27 @@ first_blank_of_8(const char *s)
 
 /*
  * Returns the length, 1 to 7, of the line at s when it is one short field alone (such
- * as "37.922" and its LF, the LF before end); else 0.  One word is tested for LF, CR,
- * space and TAB at once, as first_blank_of_8 does, where a search for the LF and then
- * one for the field's end cost about 45 instructions more a record.  The lowest mark
- * of the four is exact: a false mark only ever sits above a true one of its own kind.
+ * as "37.922" and its LF, the LF before end); else 0.  One word is tested for bytes below
+ * '!', among them LF, CR, space and TAB, as first_blank_of_8 tests for blanks: x - 0x21...
+ * & ~x marks a byte below 0x21 exactly where no lower byte is one, so the lowest mark is
+ * the line's first control character or blank, and the line is a bare field when that is
+ * its LF.  That costs about 10 instructions, where a search for the LF and then one for
+ * the field's end cost about 70.
  */
 static inline size_t
 short_bare_line(const char *s, const char *end)
 {
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 	const uint64_t ones = 0x0101010101010101u, highs = 0x8080808080808080u;
-	uint64_t word, lf, space, tab, cr, first;
+	uint64_t word, marks;
 	size_t len;
 
 	memcpy(&word, s, sizeof(word));
-	lf = word ^ (ones * '\n');
-	space = word ^ (ones * ' ');
-	tab = word ^ (ones * '\t');
-	cr = word ^ (ones * '\r');
-	lf = (lf - ones) & ~lf & highs;
-	first = lf | ((((space - ones) & ~space) | ((tab - ones) & ~tab) |
-	    ((cr - ones) & ~cr)) & highs);
-	first &= -first;	/* the lowest mark */
-	if ((first & lf) == 0)
+	marks = (word - ones * '!') & ~word & highs;
+	if (marks == 0)
 		return 0;
-	len = (size_t)__builtin_ctzll(first) / 8;
-	return (size_t)(end - s) > len ? len : 0;
+	len = (size_t)__builtin_ctzll(marks) / 8;
+	return s[len] == '\n' && (size_t)(end - s) > len ? len : 0;
 #else
 	(void)s;
 	(void)end;
