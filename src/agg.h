@@ -110,6 +110,13 @@ agg_slide(struct agg *agg, uint64_t rows, const struct agg_value *value,
 }
 
 /*
+ * agg_slide as a function, for a caller that keeps a slide() pointer per window and
+ * needs one for the kinds without their own.
+ */
+int agg_slide_by_parts(struct agg *agg, uint64_t rows, const struct agg_value *value,
+    struct agg_result *result);
+
+/*
  * Finds the aggregate called name (len bytes, not NUL-terminated) and fills *params
  * with what the name itself says (a percentile's N).  Returns the kind, or NULL when
  * no aggregate has that name.

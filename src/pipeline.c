@@ -70,6 +70,19 @@ struct pipeline {
 	uint64_t records;		/* data records so far */
 };
 
+/*
+ * What the loop for plain row windows needs of each spec, side by side, so that moving a
+ * window costs the call and not the lookups of its operands.
+ */
+struct plain_spec {
+	int (*slide)(struct agg *agg, uint64_t rows, const struct agg_value *value,
+	    struct agg_result *result);
+	struct agg *agg;
+	uint64_t rows;
+	const struct agg_value *value;
+	struct agg_result *result;
+};
+
 /* The idle hook of the reader: flushes what is written before input is awaited. */
 static int
 pipeline_idle(void *context)
@@ -424,18 +437,19 @@ write_result(struct pipeline *p, const struct agg_result *result)
 	struct output *out = p->out;
 	char *buf;
 
+	/* The common case first: a number, printed shortest. */
+	if (result->kind == AGG_RESULT_NUMBER && config->precision < 0) {
+		buf = output_reserve(out, NUMPRINT_SHORTEST_MAX);
+		commit_number(p, buf, format_number(result->number, buf));
+		return;
+	}
 	switch (result->kind) {
 	case AGG_RESULT_NULL:
 		write_text(p, config->null_text, config->null_len);
 		break;
-	case AGG_RESULT_NUMBER:
-		if (config->precision < 0) {
-			buf = output_reserve(out, NUMPRINT_SHORTEST_MAX);
-			commit_number(p, buf, format_number(result->number, buf));
-		} else {
-			buf = output_reserve(out, NUMPRINT_FIXED_MAX);
-			commit_number(p, buf, format_fixed(result->number, config->precision, buf));
-		}
+	case AGG_RESULT_NUMBER:	/* with -p */
+		buf = output_reserve(out, NUMPRINT_FIXED_MAX);
+		commit_number(p, buf, format_fixed(result->number, config->precision, buf));
 		break;
 	case AGG_RESULT_COUNT:
 		buf = output_reserve(out, 20);
@@ -944,10 +958,11 @@ plain_rows(const struct pipeline *p)
  * new option must either be handled here or make plain_rows() false.
  */
 PIPELINE_HOT enum pipeline_status
-plain_rows_loop(struct pipeline *p, struct reader *reader, bool single)
+plain_rows_loop(struct pipeline *p, struct reader *reader, bool single,
+    const struct plain_spec *specs)
 {
 	const struct pipeline_config *config = p->config;
-	struct agg *const *aggs = p->single.windows.aggs;
+	const struct plain_spec *specs_end = specs + config->spec_count;
 	struct output *out = p->out;
 	uint64_t line_number = 0;
 	enum reader_status rs;
@@ -997,13 +1012,12 @@ plain_rows_loop(struct pipeline *p, struct reader *reader, bool single)
 					return p->status;
 			}
 slide:
-			for (size_t i = 0; i < config->spec_count; i++) {
-				if (agg_slide(aggs[i], config->specs[i].window.rows, p->values[i],
-				    &p->results[i]) != 0)
+			for (const struct plain_spec *spec = specs; spec < specs_end; spec++) {
+				if (spec->slide(spec->agg, spec->rows, spec->value, spec->result) != 0)
 					return PIPELINE_NO_MEMORY;
-				if (i > 0)
+				if (spec > specs)
 					output_byte(out, config->output_delimiter);
-				write_result(p, &p->results[i]);
+				write_result(p, spec->result);
 			}
 			output_byte(out, '\n');
 			if (out->error != 0)
@@ -1016,9 +1030,28 @@ slide:
 static enum pipeline_status
 run_plain_rows(struct pipeline *p, struct reader *reader)
 {
+	size_t n = p->config->spec_count, bytes;
+	struct plain_spec *specs;
+	enum pipeline_status status;
+
+	if (mem_array_size(n, sizeof(*specs), &bytes) != 0 ||
+	    (specs = mem_realloc(NULL, bytes)) == NULL)
+		return PIPELINE_NO_MEMORY;
+	for (size_t i = 0; i < n; i++) {
+		struct agg *agg = p->single.windows.aggs[i];
+
+		specs[i].slide = agg->kind->slide != NULL ? agg->kind->slide : agg_slide_by_parts;
+		specs[i].agg = agg;
+		specs[i].rows = p->config->specs[i].window.rows;
+		specs[i].value = p->values[i];
+		specs[i].result = &p->results[i];
+	}
 	if (p->column_count == 1)
-		return plain_rows_loop(p, reader, true);
-	return plain_rows_loop(p, reader, false);
+		status = plain_rows_loop(p, reader, true, specs);
+	else
+		status = plain_rows_loop(p, reader, false, specs);
+	mem_free(specs);
+	return status;
 }
 
 /* Reads delimited records through csvread to the end. */
