@@ -108,7 +108,8 @@ avg_finalize(const void *agg, const struct agg_params *params, struct agg_result
 		return;
 	}
 	r->kind = AGG_RESULT_NUMBER;
-	r->number = sum_value(s) / (double)s->n;
+	/* n < 2^63, and a signed conversion is one instruction where an unsigned is four. */
+	r->number = sum_value(s) / (double)(int64_t)s->n;
 }
 
 /* count: the number of non-empty fields, whatever they hold. */
