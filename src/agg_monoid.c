@@ -337,17 +337,17 @@ monoid_push(struct agg *agg, const struct agg_value *value, enum agg_input input
     const struct monoid *m)
 {
 	struct monoid_window *w = (struct monoid_window *)agg;
-	union {
-		unsigned char bytes[TWOSTACK_AGG_MAX];
-		double align;
-	} unit;
 	bool present = input == AGG_INPUT_TEXT ? value->has_text : value->has_number;
+	void *unit = twostack_next_slot(&w->stack, &m->ops);
 
+	if (unit == NULL)
+		return -1;
 	if (present)
-		m->unit(unit.bytes, value->number);
+		m->unit(unit, value->number);
 	else
-		m->ops.empty(unit.bytes);
-	return twostack_push(&w->stack, &m->ops, unit.bytes);
+		m->ops.empty(unit);
+	twostack_push_slot(&w->stack, &m->ops, unit);
+	return 0;
 }
 
 TWOSTACK_INLINE void
