@@ -50,11 +50,22 @@ $(BIN): $(OBJECTS) $(BUILD)/main.o
 $(BUILD)/test_%: tests/unit/test_%.c $(wildcard tests/unit/*.h) $(OBJECTS) | test-deps
 	$(CC) $(ALL_CFLAGS) -Itests/unit $(LDFLAGS) -o $@ $< $(OBJECTS) $(LIBS) -lcriterion
 
+# numprint.c writes digits with SSE2 on x86-64 and with 64-bit SWAR arithmetic elsewhere:
+# its test runs a second time on a build that takes the portable path.
+PORTABLE_OBJECTS = $(filter-out $(BUILD)/numprint.o,$(OBJECTS))
+$(BUILD)/test_numprint_nosimd: tests/unit/test_numprint.c src/numprint.c $(wildcard src/*.h) \
+		$(PORTABLE_OBJECTS) | test-deps
+	$(CC) $(ALL_CFLAGS) -DNUMPRINT_NO_SIMD -Itests/unit $(LDFLAGS) -o $@ \
+		tests/unit/test_numprint.c src/numprint.c $(PORTABLE_OBJECTS) $(LIBS) -lcriterion
+
 unit: $(UNIT_BINARIES)
 	@for t in $(UNIT_BINARIES); do \
 		echo "== $$t"; $(UNIT_RUNNER) $$t --jobs 1 || exit 1; done
 
-check: test-deps $(BIN) unit
+unit-portable: $(BUILD)/test_numprint_nosimd
+	@echo "== $<"; $(UNIT_RUNNER) $< --jobs 1
+
+check: test-deps $(BIN) unit unit-portable
 	@SWAG=$(RUN_BIN) tests/cli/run tests/cli/*.case
 	@for t in tests/sh/*.sh; do \
 		echo "== $$t"; SWAG=$(RUN_BIN) bash $$t || exit 1; done
@@ -86,7 +97,7 @@ uninstall:
 clean:
 	rm -rf build swag
 
-.PHONY: all deps test-deps unit check check-sanitize demo bench install uninstall clean
+.PHONY: all deps test-deps unit unit-portable check check-sanitize demo bench install uninstall clean
 
 # Fuzzing: the libFuzzer harnesses of tests/fuzz/, built with clang, AddressSanitizer
 # and UBSan into $(BUILD)/fuzz by scripts/fuzz, which runs them one after another from
