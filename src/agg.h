@@ -79,6 +79,11 @@ struct agg_kind {
 	 */
 	int (*slide)(struct agg *agg, uint64_t rows, const struct agg_value *value,
 	    struct agg_result *result);
+	/*
+	 * Whether results may be AGG_RESULT_TEXT, whose text the next push or pop may
+	 * take away: a caller must then write each result before the window moves on.
+	 */
+	bool text_results;
 };
 
 /* Every aggregate starts with this header, so the table travels with the window. */

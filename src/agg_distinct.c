@@ -689,5 +689,5 @@ agg_distinct_inspect(struct agg *agg, struct distinct_state *state)
 
 const struct agg_kind agg_distinct = {
 	"distinct", AGG_INPUT_TEXT, distinct_create, distinct_destroy, distinct_push,
-	distinct_pop, distinct_result, distinct_size, NULL
+	distinct_pop, distinct_result, distinct_size, NULL, false
 };

@@ -679,7 +679,7 @@ mode_size(const struct agg *agg)
 
 const struct agg_kind agg_mode = {
 	"mode", AGG_INPUT_TEXT, mode_create, mode_destroy, mode_push, mode_pop,
-	mode_result, mode_size, NULL
+	mode_result, mode_size, NULL, true
 };
 
 /* Stores agg's counters and sizes in *stats (see agg_mode.h). */

@@ -434,7 +434,7 @@ monoid_size(const struct agg *agg)
 	}									\
 	const struct agg_kind KIND = {						\
 		#NAME, INPUT, NAME##_create, monoid_destroy, NAME##_push,	\
-		NAME##_pop, NAME##_result, monoid_size, NAME##_slide		\
+		NAME##_pop, NAME##_result, monoid_size, NAME##_slide, false	\
 	}
 
 static const struct monoid sum_monoid = {
