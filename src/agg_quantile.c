@@ -2,49 +2,102 @@
  * agg_quantile.c: median and the percentiles pN over a sliding window.
  *
  * An order statistic has no cheap combine, so the two-stack engine cannot serve it;
- * each window keeps its values in an order structure of its own.  Two were built and
- * measured (tests/bench/bench_quantile.c: pop + push + result per step on uniform
- * random doubles, gcc 12 -O2, the 2-core test machine while other benchmarks ran, so
- * the best of several runs; instructions per step from callgrind, which noise does
- * not move, include about 30 of the driver's):
+ * each window keeps its values in an order structure of its own.  Two are here: (a)
+ * an indexed double heap with a small sorted middle, for one percentile, and (b) a
+ * sorted array, for any.  Measured with tests/bench/bench_quantile.c on uniform
+ * random doubles, gcc 12 -O2, on the 2-core test machine while other work ran (ns:
+ * the best of three runs of each, old and new alternating; instructions: callgrind,
+ * which noise does not move, counting the window's code and not the driver's).  A
+ * step is one agg_slide() ("slide", the pipeline's row windows) or pop + push +
+ * result (time windows):
  *
  *                                     ns per step              instructions per step
  *     window                       10    1,000  100,000       10    1,000  100,000
- *     median, 8-ary double heap    36      64      91        238     398      552
- *     median, sorted array         55     163   5,360        271     658  143,428
- *     p99, 8-ary double heap       27      40      29        213     216      221
- *     p99, sorted array            66     185   5,325
- *     p50+p90+p99, three heaps     69     119     174
- *     p50+p90+p99, one sorted arr. 64     171   5,265
+ *     median, heap, slide          27      28      30        163     157      166
+ *     median, heap                 28      28      32        193     188      198
+ *     p99, heap, slide             27      14      16        163     100       97
+ *     p99, heap                    28      15      18        193     133      129
+ *     median or p99, sorted array  51     148   4,800        234     622  147,710
+ *     p50+p90+p99, three heaps     56      56      87
+ *     p50+p90+p99, one sorted arr. 59     157   4,810
+ *
+ * and the plain double heap that came before (8-ary, pop deferred, no slide(), so a
+ * "slide" was agg_slide()'s size + pop + push + result), same runs:
+ *
+ *     median, heap, slide          33      61      80        205     365      519
+ *     median, heap                 32      60      81        202     362      516
+ *     p99, heap, slide             21      20      23        180     183      188
+ *     p99, heap                    20      20      22        177     180      185
+ *     p50+p90+p99, three heaps     63     109     158
+ *
+ * End to end, swag -w 1000 over build/bench/numbers-200000.txt (callgrind, per record,
+ * the rest of swag as it stood on the same day): median 847 -> 611 instructions, of
+ * which the window 366 -> 160; p99 670 -> 559, the window 184 -> 102.  On sorted
+ * input (seq 200000, where every step moves the split) median 1,018 -> 833 (window
+ * 560 -> 404) and p99 817 -> 766 (356 -> 334).
  *
  * The heap wins at every window size, so agg_quantile is the heap alone: no switch
  * by size, which would also need a size the window does not know (a time window's
- * varies).  Its cost grows as log w, and only for the percentiles near the middle:
- * for p99 the lower heap takes nearly every value, a new value mostly lands below
- * its top, and sifts stop at once.  The sorted array moves a third of the window per
- * step, which shows from w = 1,000.  It stays for one thing the heap cannot do:
- * answer any percentile, so several percentiles of one column can share it when the
- * window is small (quantile_share_pays(); at w = 10 two or three percentiles break
- * even, at w = 1,000 about four).
+ * varies).  Its cost on random input hardly grows with w; a step's sifts are short
+ * on average, and only the steps that cross a root pay log w.  The sorted array
+ * moves a third of the window per step, which shows from w = 1,000.  It stays for one
+ * thing the heap cannot do: answer any percentile, so several percentiles of one
+ * column can share it when the window is small (quantile_share_pays(); at w = 10 two
+ * percentiles break even, at w = 1,000 about six).  The one place the new heap is
+ * slower is p99 at w = 10 (27 ns against 21): ten values all live in mid, a sorted
+ * array, whose shifts mispredict where the old heap's steps mostly did nothing.
  *
- * Two choices in the heap earned their place in the same benchmark: arity 8 (median
- * at w = 1,000: 61 ns against 71 for arity 2; at w = 100,000: 94 against 122 for
- * arity 2 or 4 and 101 for 16), and putting a pop off until the next push so that a
- * full window's pop + push become one replacement in place, as bottleneck's
- * move_median does (median at w = 1,000: 104-109 ns before, 64 after).
+ * How it got there, in instructions per record of swag -w 1000 median / p99 (the
+ * window's code only; 366 / 184 at the start):
  *
- * Both share the same ring of window slots, one 64-bit word per slot, oldest first:
- * a missing value keeps its slot (a row window of W slots holds the last W records),
- * and popping reads the oldest word to learn what leaves.  NaN never enters an order
- * structure: the window only counts its NaNs, and while that count is not zero the
- * result is NaN.  Every array grows by doubling with the elements actually held, so a
- * window of 10^9 rows over 10 records holds a few hundred bytes; memory is
- * 8 bytes of ring per slot plus 16 (heap) or 8 (sorted array) per value, at most
- * twice that just after a doubling.
+ *   - slide(): one call per record instead of agg_slide()'s size, pop, push and
+ *     result, the full window's step replacing in place without the deferred pop;
+ *     with it values apart from positions (the eight children of a node one aligned
+ *     64-byte line), heaps padded with -inf/+inf so the child scan never counts
+ *     children, a branch-free scalar tournament for the scan (gcc compiles its first
+ *     round to branches all the same), and a value known to belong at a heap's top
+ *     going there without comparisons: 220 / 125.  The result's kind kept between
+ *     steps instead of worked out from the counts each time: 214 / 118.
+ *   - The scan with SSE2 (every x86-64; the tournament stays for other machines):
+ *     three max (or min) and a swap for the best value, and the leftmost child equal
+ *     to it from the four equality masks narrowed to one byte mask: 194 / 117.
+ *   - Sifts out of line, so that the common step saves no registers for them:
+ *     191 / 101.
+ *   - The sorted middle (below), so that a median step whose new value lands on the
+ *     other side of x[lo] from the leaving one no longer sifts a value down from a
+ *     root: 172 / 107, then 158 / 111 with those steps compiled per heap (now
+ *     counting libc's memmove for mid, 2 / 1 of it), 158 / 103 with the places of
+ *     x[lo] and x[lo+1] kept between steps.  Mid in twice its room, its values'
+ *     ring words naming their slots: no search and no memmove, about the same at
+ *     w = 1,000, and at w = 10, where the values all live in mid, 175 -> 163
+ *     instructions and 33 -> 27 ns (bench_quantile).  At the edge of mid a crossing
+ *     step rotates tops (heap_rotate) rather than exchange values and refill mid:
+ *     the same on random input, on sorted input 563 -> 404 (median) and 506 -> 334
+ *     (p99).  160 / 102 in the end.
+ *
+ * Tried and lost (bench_quantile, instructions per slide step at w = 1,000, median /
+ * p99, against 157 / 100): mid of 32 (159 / 108), of 8 (164 / 99), of 2 (186 / 98,
+ * and p99 at w = 10 down to 138 instructions and 19 ns, but ten values then need
+ * both heaps allocated, over a kilobyte); mid as a circular buffer (155 / 101, but
+ * 192 at w = 10, in index arithmetic); mid values found by a search on their
+ * position (156 / 102, but 175 at w = 10, and 33 ns); slots named but no spare
+ * room, so that a value entering at the front moves all (160 / 101; 168 at w = 10).
+ *
+ * Both structures share the same ring of window slots, one 64-bit word per slot,
+ * oldest first: a missing value keeps its slot (a row window of W slots holds the
+ * last W records), and popping reads the oldest word to learn what leaves.  NaN never
+ * enters an order structure: the window only counts its NaNs, and while that count
+ * is not zero the result is NaN.  Every array grows by doubling with the elements
+ * actually held, so a window of 10^9 rows over 10 records holds under a kilobyte;
+ * memory is 8 bytes of ring per slot plus 16 (heap) or 8 (sorted array) per value, at
+ * most twice that just after a doubling, and the heap window's own 750 bytes.
  */
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include "agg_quantile.h"
 #include "mem.h"
@@ -154,29 +207,74 @@ ring_reserve(struct quantile_ring *ring)
 }
 
 /*
- * (a) The indexed double heap, after bottleneck's move_median.  With the m numbers
- * of the window sorted as x[0..m-1] and lo the rank of the configured q:
+ * (a) The indexed double heap, after bottleneck's move_median, with a sorted middle.
+ * With the m numbers of the window sorted as x[0..m-1] and lo the rank of the
+ * configured q, the values are split three ways, in order:
  *
- *     lower: a max-heap of x[0..lo]      its top is x[lo]
- *     upper: a min-heap of x[lo+1..m-1]  its top is x[lo+1]
+ *     lower: a max-heap of x[0..a-1]          its top is x[a-1]
+ *     mid:   a sorted array of x[a..b-1]      at most MID_CAP values
+ *     upper: a min-heap of x[b..m-1]          its top is x[b]
  *
- * Every value of lower is <= every value of upper.  A push inserts into the heap
- * whose range the value falls in, a pop removes the oldest value from wherever it
- * sits, and then at most a value or two crosses between the tops to give lower its
- * lo + 1 values again, since lo moves by at most one when m does.  The heaps are
- * 8-ary: shallower than binary ones, and a node's children share a cache line or two,
- * so a step touches fewer lines.  Each entry carries its slot's ring position, and
- * that slot's ring word holds the entry's place (heap and index), kept up to date on
- * every move, so a pop finds the oldest value without a search.
+ * with a - 1 <= lo < b, so that x[lo] is lower's top or in mid, and x[lo+1], when the
+ * result needs it, in mid or upper's top.  Without mid (a = b = lo + 1) this is
+ * move_median's double heap, where a value that arrives on one side while the value
+ * leaving is on the other must push the other side's top across, which sifts a
+ * value down from a root, through every level (half the steps of a median).  With
+ * mid the split point may drift: such a step just removes one value and inserts
+ * another, each in its own heap, and the rank of x[lo] in mid moves by one.  Only
+ * when it would leave mid does a step rotate values through the tops and mid as
+ * move_median does (heap_rotate): a random walk over MID_CAP + 1 places, which for
+ * a median reaches an end about one step in 2·(MID_CAP + 1).  (A push or pop that
+ * changes m may move x[lo] out of mid; then tops move into mid, heap_refill, and mid
+ * spills its far end into the other heap when full.)  A value that leaves from the
+ * heap it arrives in takes the leaving value's place there, as in move_median.  A
+ * window of up to MID_CAP values lives in mid alone, a sorted array.
+ *
+ * The heaps are 8-ary: shallower than binary ones, so a step moves fewer entries.
+ * Each entry carries its slot's ring position, and that slot's ring word holds the
+ * entry's place (heap and index, or mid's slot), kept up to date on every move, so
+ * a pop finds the oldest value without a search.
+ *
+ * A heap keeps its values and their positions in two arrays, so that the eight
+ * children a sift-down compares are 64 contiguous bytes, one cache line (the block is
+ * aligned for that).  The values array goes on past the last entry with padding that
+ * loses every comparison (-inf in lower, +inf in upper), enough for the last node's
+ * eight children, so the child scan always compares eight, and never asks how many
+ * children a node has; a pad that ties with a real child loses the tie, since ties go
+ * to the leftmost child and pads are right of every real child.  An empty heap that
+ * was never allocated points at a static pad, so its top compares too.
  */
 #ifndef HEAP_ARITY
 #define HEAP_ARITY 8	/* the benchmark compares others with -DHEAP_ARITY=n */
 #endif
 
-/* Ring words of the heap window: a place in a heap, or one of these two. */
+/* Values past a heap's count: HEAP_ARITY - 1 of them cover the last node's children. */
+#define HEAP_PADDING HEAP_ARITY
+/* The values array starts this many doubles into its 64-byte-aligned block (below). */
+#define HEAP_ALIGN 64
+/*
+ * The sorted middle's room.  16 measured best at w = 1,000: a larger one crosses
+ * tops less often but moves more in mid (and every value of a window of up to
+ * MID_CAP values lives there, so small windows are a sorted array).
+ */
+#ifndef MID_CAP
+#define MID_CAP 16
+#endif
+#define MID_SLOTS (2 * MID_CAP)
+/*
+ * Room a heap keeps beyond the most values it may hold after a step (lo + 1 for
+ * lower, m - lo - 1 for upper): a step moves values through the heaps before it
+ * settles, and rounding may move lo by two.
+ */
+#define HEAP_SLACK 8
+
+/* Ring words of the heap window: a place, or one of these two. */
 #define SLOT_MISSING UINT64_MAX
 #define SLOT_NAN (UINT64_MAX - 1)
-#define PLACE(index, is_upper) (((uint64_t)(index) << 1) | (uint64_t)(is_upper))
+#define TAG_LOWER 0
+#define TAG_UPPER 1
+#define TAG_MID 2
+#define PLACE(index, tag) (((uint64_t)(index) << 2) | (uint64_t)(tag))
 
 struct heap_entry {
 	double value;
@@ -184,24 +282,74 @@ struct heap_entry {
 };
 
 struct quantile_heap {
-	struct heap_entry *entries;
+	double *values;		/* count entries, then pads up to cap + HEAP_PADDING */
+	uint64_t *positions;	/* positions[i]: the ring position of values[i]'s slot */
 	size_t count;
 	size_t cap;
+	void *block;		/* the allocation holding both arrays, or NULL */
 };
 
 struct heap_window {
 	struct agg header;
 	struct quantile_ring ring;
 	uint64_t nan_count;
-	struct quantile_heap lower;	/* max-heap of x[0..lo] */
-	struct quantile_heap upper;	/* min-heap of x[lo+1..m-1] */
+	uint64_t min_values;		/* max(params.min_count, 1): fewer values give null */
+	ptrdiff_t lo;			/* quantile_rank() for the structure's m; -1 for 0 */
+	double fraction;		/* ... and its fraction */
+	struct quantile_heap lower;	/* max-heap of x[0..a-1] */
+	struct quantile_heap upper;	/* min-heap of x[b..m-1] */
+	size_t mid_count;
+	size_t mid_start;			/* the slot of mid's smallest value */
+	struct heap_entry mid[MID_SLOTS];	/* x[a..b-1], ascending, from mid_start */
 	/*
 	 * A popped value whose removal waits for the next push (see heap_pop): it still
-	 * sits in a heap at pending_place, and counts in neither the window nor m.
+	 * sits at pending_place (what its ring word said), and counts in neither the
+	 * window nor m.
 	 */
 	bool pending;
 	uint64_t pending_place;
+	/*
+	 * What the result is, from the counts, and where x[lo] and x[lo+1] are (lower's
+	 * or upper's top or a place in mid; x[lo+1] only when the result needs it): kept
+	 * by the operations that change them, so that the step of a full window
+	 * (heap_slide), which mostly changes none, reads the result straight away.
+	 * RESULT_DIRTY says they must be worked out again (heap_clean).
+	 */
+	enum heap_result_state {
+		RESULT_DIRTY, RESULT_ONE, RESULT_INTERPOLATE, RESULT_NAN, RESULT_NULL
+	} result_state;
+	enum heap_result_state state_before_pop;	/* ... when a pending pop came */
+	const double *lo_at;
+	const double *hi_at;
 };
+
+/* The values of a heap that never held one: its top, all that is read of it. */
+static const double lower_pads[1] = { -INFINITY };
+static const double upper_pads[1] = { INFINITY };
+
+static inline void heap_locate(struct heap_window *w);
+
+/*
+ * What the sift loops work on, loaded once: stores through the uint64_t arrays could
+ * alias a count or capacity read through the window, so the compiler would reload
+ * them after every store.
+ */
+struct heap_view {
+	double *values;
+	uint64_t *positions;
+	size_t count;
+	uint64_t *ring;
+	uint64_t ring_mask;
+};
+
+static inline struct heap_view
+heap_view(const struct heap_window *w, const struct quantile_heap *heap)
+{
+	struct heap_view view = { heap->values, heap->positions, heap->count, w->ring.words,
+	    w->ring.cap - 1 };
+
+	return view;
+}
 
 /* True when a belongs nearer the top than b: larger in lower, smaller in upper. */
 static inline bool
@@ -210,122 +358,559 @@ heap_above(bool is_upper, double a, double b)
 	return is_upper ? a < b : a > b;
 }
 
-/* Puts entry at index of the heap and records that place in its slot's ring word. */
-static inline void
-heap_place(struct heap_window *w, struct quantile_heap *heap, bool is_upper, size_t index,
-    struct heap_entry entry)
+/* The value that loses every comparison in the heap: what pads it. */
+static inline double
+heap_pad(bool is_upper)
 {
-	heap->entries[index] = entry;
-	*ring_word(&w->ring, entry.position) = PLACE(index, is_upper);
+	return is_upper ? INFINITY : -INFINITY;
 }
 
-/* Moves entry from the hole at index towards the top to where it belongs. */
+/* Puts value (of the slot at position) at index and records that place in the ring. */
 static inline void
-heap_sift_up(struct heap_window *w, struct quantile_heap *heap, bool is_upper, size_t index,
-    struct heap_entry entry)
+heap_place(const struct heap_view *h, bool is_upper, size_t index, double value,
+    uint64_t position)
+{
+	uint64_t *slot = &h->ring[position & h->ring_mask];
+
+	h->values[index] = value;
+	h->positions[index] = position;
+	*slot = PLACE(index, is_upper);
+}
+
+/* Moves the entry at from to index to (whose entry has moved away or is dropped). */
+static inline void
+heap_move(const struct heap_view *h, bool is_upper, size_t to, size_t from)
+{
+	heap_place(h, is_upper, to, h->values[from], h->positions[from]);
+}
+
+#if HEAP_ARITY == 8 && defined(__SSE2__)
+/*
+ * With SSE2 (every x86-64), the eight children in four registers: the top value in
+ * three max (or min) instructions and a swap, and the leftmost child equal to it
+ * from four equality masks, only once the value is known to move.  Equal is the same
+ * as a scan's leftmost best (+0 and -0 are equal; no NaN is in a heap).  The loads
+ * are aligned: values + 1 is, and first = 8i + 1.
+ */
+static inline __attribute__((always_inline)) __m128d
+heap_children_top(const double *c, bool is_upper)
+{
+	__m128d a = _mm_load_pd(c), b = _mm_load_pd(c + 2);
+	__m128d d = _mm_load_pd(c + 4), e = _mm_load_pd(c + 6), m;
+
+	if (is_upper) {
+		m = _mm_min_pd(_mm_min_pd(a, b), _mm_min_pd(d, e));
+		return _mm_min_pd(m, _mm_shuffle_pd(m, m, 1));
+	}
+	m = _mm_max_pd(_mm_max_pd(a, b), _mm_max_pd(d, e));
+	return _mm_max_pd(m, _mm_shuffle_pd(m, m, 1));
+}
+
+/*
+ * The four equality masks (all ones or zeros per child) narrow by signed saturation
+ * to two bytes per child, so one byte mask holds all eight, in order.
+ */
+static inline __attribute__((always_inline)) size_t
+heap_children_find(const double *c, __m128d top)
+{
+	__m128i e0 = _mm_castpd_si128(_mm_cmpeq_pd(_mm_load_pd(c), top));
+	__m128i e1 = _mm_castpd_si128(_mm_cmpeq_pd(_mm_load_pd(c + 2), top));
+	__m128i e2 = _mm_castpd_si128(_mm_cmpeq_pd(_mm_load_pd(c + 4), top));
+	__m128i e3 = _mm_castpd_si128(_mm_cmpeq_pd(_mm_load_pd(c + 6), top));
+	__m128i bytes = _mm_packs_epi16(_mm_packs_epi32(e0, e1), _mm_packs_epi32(e2, e3));
+
+	return (unsigned)__builtin_ctz((unsigned)_mm_movemask_epi8(bytes)) / 2;
+}
+#else
+/*
+ * One of two children a (at ia) and b (at ib): b when it is above a, else a, so a tie
+ * goes to the left; the value and the offset come from the same comparison.
+ */
+static inline __attribute__((always_inline)) void
+heap_pick(bool is_upper, double a, size_t ia, double b, size_t ib, double *best,
+    size_t *ibest)
+{
+	bool right = heap_above(is_upper, b, a);
+
+	*best = right ? b : a;
+	*ibest = right ? ib : ia;
+}
+
+/*
+ * The offset from c of the leftmost of the HEAP_ARITY values c[0..] nearest the top,
+ * its value in *best: for 8, a tournament of seven comparisons in three rounds.
+ */
+static inline __attribute__((always_inline)) size_t
+heap_best_child(const double *c, bool is_upper, double *best)
+{
+#if HEAP_ARITY == 8
+	double v0, v1, v2, v3;
+	size_t i0, i1, i2, i3;
+
+	heap_pick(is_upper, c[0], 0, c[1], 1, &v0, &i0);
+	heap_pick(is_upper, c[2], 2, c[3], 3, &v1, &i1);
+	heap_pick(is_upper, c[4], 4, c[5], 5, &v2, &i2);
+	heap_pick(is_upper, c[6], 6, c[7], 7, &v3, &i3);
+	heap_pick(is_upper, v0, i0, v1, i1, &v0, &i0);
+	heap_pick(is_upper, v2, i2, v3, i3, &v2, &i2);
+	heap_pick(is_upper, v0, i0, v2, i2, best, &i0);
+	return i0;
+#else
+	size_t ibest = 0;
+
+	*best = c[0];
+	for (size_t i = 1; i < HEAP_ARITY; i++)
+		if (heap_above(is_upper, c[i], *best)) {
+			*best = c[i];
+			ibest = i;
+		}
+	return ibest;
+#endif
+}
+#endif
+
+/* Moves value from the hole at index towards the top to where it belongs. */
+static inline __attribute__((always_inline)) void
+heap_sift_up(const struct heap_view *h, bool is_upper, size_t index, double value,
+    uint64_t position)
 {
 	while (index > 0) {
 		size_t parent = (index - 1) / HEAP_ARITY;
 
-		if (!heap_above(is_upper, entry.value, heap->entries[parent].value))
+		if (!heap_above(is_upper, value, h->values[parent]))
 			break;
-		heap_place(w, heap, is_upper, index, heap->entries[parent]);
+		heap_move(h, is_upper, index, parent);
 		index = parent;
 	}
-	heap_place(w, heap, is_upper, index, entry);
+	heap_place(h, is_upper, index, value, position);
 }
 
-/* Moves entry from the hole at index towards the leaves to where it belongs. */
-static inline void
-heap_sift_down(struct heap_window *w, struct quantile_heap *heap, bool is_upper,
-    size_t index, struct heap_entry entry)
+/*
+ * Moves value from the hole at index to the top, for a value known to be above or
+ * equal to every value of the heap: no comparisons, the path just moves down a level.
+ */
+static inline __attribute__((always_inline)) void
+heap_sift_to_top(const struct heap_view *h, bool is_upper, size_t index, double value,
+    uint64_t position)
+{
+	while (index > 0) {
+		size_t parent = (index - 1) / HEAP_ARITY;
+
+		heap_move(h, is_upper, index, parent);
+		index = parent;
+	}
+	heap_place(h, is_upper, 0, value, position);
+}
+
+/* Moves value from the hole at index towards the leaves to where it belongs. */
+static inline __attribute__((always_inline)) void
+heap_sift_down(const struct heap_view *h, bool is_upper, size_t index, double value,
+    uint64_t position)
 {
 	for (;;) {
-		size_t first = index * HEAP_ARITY + 1, end, best;
+		size_t first = index * HEAP_ARITY + 1, best;
+		double best_value;
 
-		if (first >= heap->count)
+		if (first >= h->count)
 			break;
-		end = heap->count - first < HEAP_ARITY ? heap->count : first + HEAP_ARITY;
-		best = first;
-		for (size_t child = first + 1; child < end; child++)
-			if (heap_above(is_upper, heap->entries[child].value,
-			    heap->entries[best].value))
-				best = child;
-		if (!heap_above(is_upper, heap->entries[best].value, entry.value))
+#if HEAP_ARITY == 8 && defined(__SSE2__)
+		{
+			__m128d top = heap_children_top(&h->values[first], is_upper);
+
+			if (!heap_above(is_upper, _mm_cvtsd_f64(top), value))
+				break;
+			best = first + heap_children_find(&h->values[first], top);
+			best_value = h->values[best];
+		}
+#else
+		best = first + heap_best_child(&h->values[first], is_upper, &best_value);
+		if (!heap_above(is_upper, best_value, value))
 			break;
-		heap_place(w, heap, is_upper, index, heap->entries[best]);
+#endif
+		heap_place(h, is_upper, index, best_value, h->positions[best]);
 		index = best;
 	}
-	heap_place(w, heap, is_upper, index, entry);
+	heap_place(h, is_upper, index, value, position);
 }
 
-/* Adds entry to the heap, which must have room for it. */
-static inline void
-heap_insert(struct heap_window *w, struct quantile_heap *heap, bool is_upper,
-    struct heap_entry entry)
+/* Puts value at index of the heap, in place of the entry there, and restores order. */
+static inline __attribute__((always_inline)) void
+heap_sift(const struct heap_view *h, bool is_upper, size_t index, double value,
+    uint64_t position)
 {
-	heap_sift_up(w, heap, is_upper, heap->count++, entry);
-}
-
-/* Removes the entry at index of the heap and returns it. */
-static inline struct heap_entry
-heap_remove(struct heap_window *w, struct quantile_heap *heap, bool is_upper, size_t index)
-{
-	struct heap_entry removed = heap->entries[index], last;
-
-	last = heap->entries[--heap->count];
-	if (index == heap->count)
-		return removed;
-	if (index > 0 && heap_above(is_upper, last.value,
-	    heap->entries[(index - 1) / HEAP_ARITY].value))
-		heap_sift_up(w, heap, is_upper, index, last);
+	if (index > 0 && heap_above(is_upper, value, h->values[(index - 1) / HEAP_ARITY]))
+		heap_sift_up(h, is_upper, index, value, position);
 	else
-		heap_sift_down(w, heap, is_upper, index, last);
+		heap_sift_down(h, is_upper, index, value, position);
+}
+
+/* Adds an entry to the heap, which must have room for it. */
+static inline __attribute__((always_inline)) void
+heap_insert(struct heap_window *w, struct quantile_heap *heap, bool is_upper, double value,
+    uint64_t position)
+{
+	struct heap_view h = heap_view(w, heap);
+
+	heap->count++;
+	heap_sift_up(&h, is_upper, h.count, value, position);
+}
+
+/* Adds an entry above or equal to all of the heap, which must have room for it. */
+static void
+heap_insert_top(struct heap_window *w, struct quantile_heap *heap, bool is_upper,
+    double value, uint64_t position)
+{
+	struct heap_view h = heap_view(w, heap);
+
+	heap->count++;
+	heap_sift_to_top(&h, is_upper, h.count, value, position);
+}
+
+/*
+ * Removes the entry at index of the heap and returns it; the last entry fills the
+ * hole, and its old place gets a pad.
+ */
+static inline __attribute__((always_inline)) struct heap_entry
+heap_delete(struct heap_window *w, struct quantile_heap *heap, bool is_upper, size_t index)
+{
+	struct heap_view h = heap_view(w, heap);
+	struct heap_entry removed = { h.values[index], h.positions[index] };
+	double last;
+	uint64_t last_position;
+
+	h.count = --heap->count;
+	last = h.values[h.count];
+	last_position = h.positions[h.count];
+	h.values[h.count] = heap_pad(is_upper);
+	if (index != h.count)
+		heap_sift(&h, is_upper, index, last, last_position);
 	return removed;
 }
 
-/* The number of values lower must hold when the heaps hold m: lo + 1, or 0. */
-static inline size_t
-heap_lower_target(const struct heap_window *w, uint64_t m)
-{
-	double fraction;
-
-	if (m == 0)
-		return 0;
-	return (size_t)quantile_rank(m, w->header.params.percentile, &fraction) + 1;
-}
-
 /*
- * Gives lower target values, the smallest, by moving tops across: lower's top is the
- * largest of lower, so it is the one to give up, and upper's top the one to take.
- * push and pop need this only in freak cases (a percentile so close to 1 that
- * rounding moves lo by two when m moves by one); it is their safety net.
- */
-static void
-heap_rebalance(struct heap_window *w, size_t target)
-{
-	while (w->lower.count > target)
-		heap_insert(w, &w->upper, true, heap_remove(w, &w->lower, false, 0));
-	while (w->lower.count < target)
-		heap_insert(w, &w->lower, false, heap_remove(w, &w->upper, true, 0));
-}
-
-/*
- * Makes sure each heap has room for one more entry, which is all one push needs:
- * the new value lands in one heap and at most one value crosses.  Returns 0, or -1
- * when memory is short (the heaps keep what they held).
+ * Makes sure the heap has room for needed entries.  Returns 0, or -1 when memory is
+ * short (the heap keeps what it held).
+ *
+ * One block holds both arrays: values, aligned so that values + 1 is a multiple of
+ * HEAP_ALIGN (then the children of every node, 8i+1 to 8i+8, share one 64-byte
+ * line), with room for cap entries and HEAP_PADDING pads, then the positions.  A
+ * growth copies the entries into a new block, since realloc would not keep the
+ * alignment; the capacity doubles (from FIRST_ORDER_CAP) until it holds needed.
  */
 static int
-heap_reserve(struct quantile_heap *heap)
+heap_reserve(struct quantile_heap *heap, bool is_upper, size_t needed)
 {
-	struct heap_entry *entries;
+	size_t new_cap = heap->cap == 0 ? FIRST_ORDER_CAP : heap->cap;
+	size_t value_slots, bytes;
+	char *block;
+	double *values;
+	uint64_t *positions;
 
-	if (heap->count < heap->cap)
+	if (heap->cap >= needed)
 		return 0;
-	entries = grow_array(heap->entries, &heap->cap, sizeof(*entries), FIRST_ORDER_CAP);
-	if (entries == NULL)
+	while (new_cap < needed) {
+		if (new_cap > SIZE_MAX / 2)
+			return -1;
+		new_cap *= 2;
+	}
+	value_slots = new_cap + HEAP_PADDING + HEAP_ALIGN / sizeof(double);
+	if (value_slots < new_cap ||
+	    mem_array_size(value_slots + new_cap, sizeof(double), &bytes) != 0 ||
+	    value_slots + new_cap < value_slots)
 		return -1;
-	heap->entries = entries;
+	block = mem_realloc(NULL, bytes);
+	if (block == NULL)
+		return -1;
+	values = (double *)(void *)block;
+	while (((uintptr_t)(values + 1) & (HEAP_ALIGN - 1)) != 0)
+		values++;
+	positions = (uint64_t *)(void *)((double *)(void *)block + value_slots);
+	if (heap->count > 0) {
+		memcpy(values, heap->values, heap->count * sizeof(*values));
+		memcpy(positions, heap->positions, heap->count * sizeof(*positions));
+	}
+	for (size_t i = heap->count; i < new_cap + HEAP_PADDING; i++)
+		values[i] = heap_pad(is_upper);
+	mem_free(heap->block);
+	heap->block = block;
+	heap->values = values;
+	heap->positions = positions;
+	heap->cap = new_cap;
+	return 0;
+}
+
+/* The bytes of the heap's block (see heap_reserve). */
+static size_t
+heap_bytes(const struct quantile_heap *heap)
+{
+	if (heap->cap == 0)
+		return 0;
+	return (2 * heap->cap + HEAP_PADDING + HEAP_ALIGN / sizeof(double)) * sizeof(double);
+}
+
+/*
+ * The middle: a sorted array of at most MID_CAP values, x[a..b-1], in
+ * mid[mid_start..mid_start+mid_count) of twice that room, so that a value enters or
+ * leaves at either end without moving the others (a top that crosses in, a spill),
+ * and a value inside moves the fewer of the values on its two sides.  When an end
+ * runs out of room the values move back to the middle (mid_recenter), which a random
+ * walk of the start takes about MID_CAP² end operations to need.  A value's ring word
+ * names its slot in mid[], which does not change when mid_start does.  Below, j is an
+ * index in sorted order (slot mid_start + j).
+ */
+static inline struct heap_entry *
+mid_at(struct heap_window *w, size_t j)
+{
+	return &w->mid[w->mid_start + j];
+}
+
+/* Puts entry in slot of mid and records that place in its ring word. */
+static inline void
+mid_put(struct heap_window *w, size_t slot, struct heap_entry entry)
+{
+	w->mid[slot] = entry;
+	w->ring.words[entry.position & (w->ring.cap - 1)] = PLACE(slot, TAG_MID);
+}
+
+/* Moves mid's values to the middle of its room, leaving room at both ends. */
+static void
+mid_recenter(struct heap_window *w)
+{
+	size_t start = (MID_SLOTS - w->mid_count) / 2;
+
+	memmove(&w->mid[start], &w->mid[w->mid_start], w->mid_count * sizeof(w->mid[0]));
+	w->mid_start = start;
+	for (size_t slot = start; slot < start + w->mid_count; slot++)
+		mid_put(w, slot, w->mid[slot]);
+}
+
+/* Removes the value at j of mid; the values on its shorter side close the gap. */
+static inline void
+mid_delete(struct heap_window *w, size_t j)
+{
+	size_t count = --w->mid_count, slot = w->mid_start + j;
+
+	if (j < count - j) {
+		for (; slot > w->mid_start; slot--)
+			mid_put(w, slot, w->mid[slot - 1]);
+		w->mid_start++;
+	} else {
+		for (; slot < w->mid_start + count; slot++)
+			mid_put(w, slot, w->mid[slot + 1]);
+	}
+}
+
+/* Inserts value at j of mid, which must have room; the shorter side makes way. */
+static inline void
+mid_insert_at(struct heap_window *w, size_t j, double value, uint64_t position)
+{
+	struct heap_entry entry = { value, position };
+	size_t count = w->mid_count;
+	bool front = j < count - j;
+
+	if (front ? w->mid_start == 0 : w->mid_start + count == MID_SLOTS)
+		mid_recenter(w);
+	w->mid_count = count + 1;
+	if (front) {
+		size_t slot = --w->mid_start;
+
+		for (; slot < w->mid_start + j; slot++)
+			mid_put(w, slot, w->mid[slot + 1]);
+	} else {
+		for (size_t slot = w->mid_start + count; slot > w->mid_start + j; slot--)
+			mid_put(w, slot, w->mid[slot - 1]);
+	}
+	mid_put(w, w->mid_start + j, entry);
+}
+
+/* Inserts value in order into mid, which must have room. */
+static inline void
+mid_insert(struct heap_window *w, double value, uint64_t position)
+{
+	size_t j = w->mid_count;
+
+	while (j > 0 && mid_at(w, j - 1)->value > value)
+		j--;
+	mid_insert_at(w, j, value, position);
+}
+
+/*
+ * Puts value at j of mid in place of the value there and moves it to its order,
+ * shifting the values it passes: a loop that stops at a comparison, which the
+ * compiler cannot turn into a memmove call (for the few values a step passes, a
+ * call costs more than the copies).
+ */
+static inline void
+mid_move(struct heap_window *w, size_t j, double value, uint64_t position)
+{
+	/* Locals, since a store to the ring could alias the counts for the compiler. */
+	struct heap_entry *first = &w->mid[w->mid_start], *last = first + w->mid_count - 1;
+	struct heap_entry *at = first + j;
+	uint64_t *ring = w->ring.words, ring_mask = w->ring.cap - 1;
+	struct heap_entry *mid = w->mid;
+
+	if (at > first && at[-1].value > value) {
+		do {
+			at[0] = at[-1];
+			ring[at[0].position & ring_mask] = PLACE(at - mid, TAG_MID);
+			at--;
+		} while (at > first && at[-1].value > value);
+	} else {
+		while (at < last && at[1].value < value) {
+			at[0] = at[1];
+			ring[at[0].position & ring_mask] = PLACE(at - mid, TAG_MID);
+			at++;
+		}
+	}
+	at->value = value;
+	at->position = position;
+	ring[position & ring_mask] = PLACE(at - mid, TAG_MID);
+}
+
+/*
+ * Makes room in a full mid by moving one end into its heap, the end farther from
+ * x[lo]: the largest value of mid is at most every value of upper, so it becomes
+ * upper's top; the smallest, lower's.
+ */
+static void
+mid_spill(struct heap_window *w)
+{
+	struct heap_entry entry;
+
+	if (w->lo - (ptrdiff_t)w->lower.count < MID_CAP / 2) {
+		entry = *mid_at(w, --w->mid_count);
+		heap_insert_top(w, &w->upper, true, entry.value, entry.position);
+	} else {
+		entry = *mid_at(w, 0);
+		w->mid_start++;
+		w->mid_count--;
+		heap_insert_top(w, &w->lower, false, entry.value, entry.position);
+	}
+}
+
+/* The three parts together. */
+
+/* Sets lo and fraction for a structure of m values. */
+static inline void
+heap_set_rank(struct heap_window *w, uint64_t m)
+{
+	double fraction = 0;
+
+	w->lo = m == 0 ? -1 : (ptrdiff_t)quantile_rank(m, w->header.params.percentile,
+	    &fraction);
+	w->fraction = fraction;
+}
+
+/*
+ * Moves tops into mid until x[lo] is lower's top or in mid and x[lo+1] (if any) in
+ * mid or upper's top: with r = lo - lower.count, until -1 <= r < mid_count.  A step
+ * moves r by one at most, so heap_fix mostly finds nothing to do, and looks inline.
+ */
+static __attribute__((noinline)) void
+heap_refill(struct heap_window *w)
+{
+	for (;;) {
+		ptrdiff_t r = w->lo - (ptrdiff_t)w->lower.count;
+		struct heap_entry top;
+
+		if (r < -1) {
+			if (w->mid_count == MID_CAP)
+				mid_spill(w);
+			top = heap_delete(w, &w->lower, false, 0);
+			mid_insert_at(w, 0, top.value, top.position);
+		} else if (r >= (ptrdiff_t)w->mid_count) {
+			if (w->mid_count == MID_CAP)
+				mid_spill(w);
+			top = heap_delete(w, &w->upper, true, 0);
+			mid_insert_at(w, w->mid_count, top.value, top.position);
+		} else {
+			return;
+		}
+	}
+}
+
+static inline __attribute__((always_inline)) void
+heap_fix(struct heap_window *w)
+{
+	ptrdiff_t r = w->lo - (ptrdiff_t)w->lower.count;
+
+	if (r < -1 || r >= (ptrdiff_t)w->mid_count)
+		heap_refill(w);
+}
+
+/*
+ * Where a value goes: below lower's top into lower, above upper's top into upper, else
+ * into mid.  not_lower (not_upper) says the caller knows it is not below lower's top
+ * (above upper's).
+ */
+static inline __attribute__((always_inline)) void
+heap_add_known(struct heap_window *w, double value, uint64_t position, bool not_lower,
+    bool not_upper)
+{
+	for (;;) {
+		if (!not_lower && value < w->lower.values[0]) {
+			heap_insert(w, &w->lower, false, value, position);
+			return;
+		}
+		if (!not_upper && value > w->upper.values[0]) {
+			heap_insert(w, &w->upper, true, value, position);
+			return;
+		}
+		if (w->mid_count < MID_CAP) {
+			mid_insert(w, value, position);
+			return;
+		}
+		/* A spill changes a top, so the value looks again. */
+		mid_spill(w);
+		not_lower = not_upper = false;
+	}
+}
+
+static inline __attribute__((always_inline)) void
+heap_add(struct heap_window *w, double value, uint64_t position)
+{
+	heap_add_known(w, value, position, false, false);
+}
+
+/* Removes the value at place (a ring word) from whichever part holds it. */
+static inline __attribute__((always_inline)) void
+heap_drop(struct heap_window *w, uint64_t place)
+{
+	switch (place & 3) {
+	case TAG_LOWER:
+		heap_delete(w, &w->lower, false, (size_t)(place >> 2));
+		break;
+	case TAG_UPPER:
+		heap_delete(w, &w->upper, true, (size_t)(place >> 2));
+		break;
+	default:
+		mid_delete(w, (size_t)(place >> 2) - w->mid_start);
+		break;
+	}
+}
+
+/*
+ * Makes sure the heaps can take what steps do to a structure of m values, before a
+ * push makes it so (see HEAP_SLACK).  While every value fits in mid and the heaps
+ * are empty, they stay so.  Returns 0, or -1 when memory is short.
+ */
+static inline int
+heap_reserve_for(struct heap_window *w, uint64_t m, ptrdiff_t lo)
+{
+	size_t lower_needed = (size_t)lo + 1, upper_needed = (size_t)(m - (uint64_t)lo - 1);
+
+	if (m <= MID_CAP && w->lower.count == 0 && w->upper.count == 0)
+		return 0;
+	if (lower_needed < w->lower.count)
+		lower_needed = w->lower.count;
+	if (upper_needed < w->upper.count)
+		upper_needed = w->upper.count;
+	if (w->lower.cap >= lower_needed + HEAP_SLACK &&
+	    w->upper.cap >= upper_needed + HEAP_SLACK)
+		return 0;
+	if (heap_reserve(&w->lower, false, lower_needed + HEAP_SLACK) != 0 ||
+	    heap_reserve(&w->upper, true, upper_needed + HEAP_SLACK) != 0)
+		return -1;
 	return 0;
 }
 
@@ -353,6 +938,12 @@ heap_create(const struct agg_kind *kind, const struct agg_params *params)
 	w->header.kind = kind;
 	w->header.params = *params;
 	w->header.params.percentile = clamp_percentile(params->percentile);
+	w->min_values = params->min_count > 1 ? params->min_count : 1;
+	w->lo = -1;
+	w->mid_start = MID_SLOTS / 2;
+	w->lower.values = (double *)(uintptr_t)lower_pads;
+	w->upper.values = (double *)(uintptr_t)upper_pads;
+	w->result_state = RESULT_DIRTY;
 	return &w->header;
 }
 
@@ -363,92 +954,199 @@ heap_destroy(struct agg *agg)
 	struct heap_window *w = (struct heap_window *)agg;
 
 	mem_free(w->ring.words);
-	mem_free(w->lower.entries);
-	mem_free(w->upper.entries);
+	mem_free(w->lower.block);
+	mem_free(w->upper.block);
 	mem_free(w);
 }
 
-/*
- * Removes from the heaps the value at place (a ring word naming a heap and an index),
- * keeping lower at its lo + 1 values for the smaller window.
- */
-static void
-heap_remove_place(struct heap_window *w, uint64_t place)
+/* The number of values in the structure, a pending one included. */
+static inline uint64_t
+heap_m(const struct heap_window *w)
 {
-	size_t target = heap_lower_target(w, w->lower.count + w->upper.count - 1);
-	size_t index = (size_t)(place >> 1);
-
-	/*
-	 * When the value leaves one heap and a top must cross to the other, the top
-	 * fills the hole the value leaves instead of the last entry, saving a sift.  It
-	 * rises from there, since it is above every entry of its new heap.
-	 */
-	if (target + 1 < w->lower.count || target > w->lower.count) {
-		if (place & 1)
-			heap_remove(w, &w->upper, true, index);
-		else
-			heap_remove(w, &w->lower, false, index);
-		heap_rebalance(w, target);
-	} else if (place & 1) {
-		if (w->lower.count > target)
-			heap_sift_up(w, &w->upper, true, index,
-			    heap_remove(w, &w->lower, false, 0));
-		else
-			heap_remove(w, &w->upper, true, index);
-	} else {
-		if (w->lower.count == target && w->upper.count > 0)
-			heap_sift_up(w, &w->lower, false, index,
-			    heap_remove(w, &w->upper, true, 0));
-		else
-			heap_remove(w, &w->lower, false, index);
-	}
+	return w->lower.count + w->mid_count + w->upper.count;
 }
 
-/* Finishes a deferred pop, if one waits, so that the heaps hold the window exactly. */
+/* Removes the value at place (a ring word) for good, m going down. */
+static void
+heap_remove(struct heap_window *w, uint64_t place)
+{
+	heap_drop(w, place);
+	heap_set_rank(w, heap_m(w));
+	heap_fix(w);
+}
+
+/* Finishes a deferred pop, if one waits, so that the structure holds the window. */
 static inline void
 heap_settle(struct heap_window *w)
 {
 	if (w->pending) {
 		w->pending = false;
-		heap_remove_place(w, w->pending_place);
+		w->result_state = RESULT_DIRTY;
+		heap_remove(w, w->pending_place);
 	}
 }
 
 /*
- * Puts entry in place of the waiting popped value (bottleneck's update step): m does
- * not change, so lower keeps its size and one sift in each heap at most restores
- * order, where a removal and an insertion would cost up to four.
+ * The replacement when the leaving value is in own (one heap) and the new one belongs
+ * in other, and a plain exchange would move x[lo] out of mid (a step that would
+ * need heap_refill): move_median's way, with mid in between.  value takes other's top
+ * place and sifts down; that top joins mid at its end near other, mid's far end
+ * leaves it and fills the hole in own, rising to the top since it is above all of own
+ * (with mid empty, other's top goes straight there).  No count changes, so x[lo]
+ * stays where it was in order.
  */
-static void
-heap_replace_pending(struct heap_window *w, struct heap_entry entry)
+static inline __attribute__((always_inline)) void
+heap_rotate(struct heap_window *w, struct quantile_heap *own, struct quantile_heap *other,
+    bool own_is_upper, size_t index, double value, uint64_t position)
 {
-	size_t index = (size_t)(w->pending_place >> 1);
-	struct heap_entry top;
+	struct heap_view o = heap_view(w, other), h;
+	struct heap_entry top = { o.values[0], o.positions[0] };
 
-	w->pending = false;
-	if (w->pending_place & 1) {
-		if (w->lower.count > 0 && entry.value < w->lower.entries[0].value) {
-			/* entry belongs in lower: it takes lower's top, which fills the hole. */
-			top = w->lower.entries[0];
-			heap_sift_down(w, &w->lower, false, 0, entry);
-			heap_sift_up(w, &w->upper, true, index, top);
-		} else if (index > 0 && entry.value < w->upper.entries[(index - 1) /
-		    HEAP_ARITY].value) {
-			heap_sift_up(w, &w->upper, true, index, entry);
+	heap_sift_down(&o, !own_is_upper, 0, value, position);
+	if (w->mid_count > 0) {
+		struct heap_entry far;
+
+		if (own_is_upper) {
+			far = *mid_at(w, --w->mid_count);
+			mid_insert_at(w, 0, top.value, top.position);
 		} else {
-			heap_sift_down(w, &w->upper, true, index, entry);
+			far = *mid_at(w, 0);
+			w->mid_start++;
+			w->mid_count--;
+			mid_insert_at(w, w->mid_count, top.value, top.position);
 		}
+		top = far;
+	}
+	h = heap_view(w, own);
+	heap_sift_to_top(&h, own_is_upper, index, top.value, top.position);
+	heap_locate(w);
+}
+
+/*
+ * The replacement when the leaving value and the new one belong in different parts:
+ * the leaving value out, the new one in where it belongs, and x[lo] found again
+ * (heap_rotate when it would leave mid).  Out of line, so that the sifts and the
+ * shifts in mid stay out of heap_slide's registers; one for each part the leaving
+ * value may be in, so that its removal is compiled for it.
+ */
+static __attribute__((noinline)) void
+heap_exchange_lower(struct heap_window *w, size_t index, double value, uint64_t position)
+{
+	if (w->lo - (ptrdiff_t)w->lower.count + 1 >= (ptrdiff_t)w->mid_count &&
+	    value > w->upper.values[0]) {
+		heap_rotate(w, &w->lower, &w->upper, false, index, value, position);
+		return;
+	}
+	heap_delete(w, &w->lower, false, index);
+	/* value was not below lower's top, and lower lost a value, maybe its top. */
+	heap_add_known(w, value, position, true, false);
+	heap_fix(w);
+	heap_locate(w);
+}
+
+static __attribute__((noinline)) void
+heap_exchange_upper(struct heap_window *w, size_t index, double value, uint64_t position)
+{
+	if (w->lo - (ptrdiff_t)w->lower.count == -1 && value < w->lower.values[0]) {
+		heap_rotate(w, &w->upper, &w->lower, true, index, value, position);
+		return;
+	}
+	heap_delete(w, &w->upper, true, index);
+	heap_add_known(w, value, position, false, true);
+	heap_fix(w);
+	heap_locate(w);
+}
+
+/* The leaving value is in mid: when the new one belongs there too, it just moves. */
+static __attribute__((noinline)) void
+heap_exchange_mid(struct heap_window *w, size_t slot, double value, uint64_t position)
+{
+	size_t j = slot - w->mid_start;
+
+	if (value < w->lower.values[0] || value > w->upper.values[0]) {
+		mid_delete(w, j);
+		heap_add(w, value, position);
+		heap_fix(w);
+		heap_locate(w);
 	} else {
-		if (w->upper.count > 0 && entry.value > w->upper.entries[0].value) {
-			top = w->upper.entries[0];
-			heap_sift_down(w, &w->upper, true, 0, entry);
-			heap_sift_up(w, &w->lower, false, index, top);
-		} else if (index > 0 && entry.value > w->lower.entries[(index - 1) /
-		    HEAP_ARITY].value) {
-			heap_sift_up(w, &w->lower, false, index, entry);
-		} else {
-			heap_sift_down(w, &w->lower, false, index, entry);
-		}
+		mid_move(w, j, value, position);
+	}
+}
+
+/*
+ * The sifts of a replacement inside one heap, each out of line for its heap, so that
+ * the common step that needs none (p99's, mostly) runs without saving registers.
+ */
+#define HEAP_SIFT_FUNCTIONS(side, is_upper)						\
+	static __attribute__((noinline)) void						\
+	heap_up_##side(struct heap_window *w, size_t index, double value,		\
+	    uint64_t position)								\
+	{										\
+		struct heap_view h = heap_view(w, &w->side);				\
+											\
+		heap_sift_up(&h, is_upper, index, value, position);			\
+	}										\
+	static __attribute__((noinline)) void						\
+	heap_down_##side(struct heap_window *w, size_t index, double value,		\
+	    uint64_t position)								\
+	{										\
+		struct heap_view h = heap_view(w, &w->side);				\
+											\
+		heap_sift_down(&h, is_upper, index, value, position);			\
+	}
+HEAP_SIFT_FUNCTIONS(lower, false)
+HEAP_SIFT_FUNCTIONS(upper, true)
+
+/*
+ * Puts value at index of heap in place of the value there (move_median's update):
+ * nothing else changes.  When the hole is a leaf whose parent stays above value, no
+ * sift at all.
+ */
+static inline __attribute__((always_inline)) void
+heap_replace_in(struct heap_window *w, struct quantile_heap *heap, bool is_upper,
+    size_t index, double value, uint64_t position)
+{
+	double *values = heap->values;
+
+	if (index > 0 && heap_above(is_upper, value, values[(index - 1) / HEAP_ARITY]))
+		(is_upper ? heap_up_upper : heap_up_lower)(w, index, value, position);
+	else if (index * HEAP_ARITY + 1 < heap->count)
+		(is_upper ? heap_down_upper : heap_down_lower)(w, index, value, position);
+	else {
+		uint64_t *slot = &w->ring.words[position & (w->ring.cap - 1)];
+
+		values[index] = value;
+		heap->positions[index] = position;
+		*slot = PLACE(index, is_upper);
+	}
+}
+
+/*
+ * Puts value, of the slot at position, in place of the value at place (the leaving
+ * value's ring word): in place when both belong in the same heap, else through a
+ * heap_exchange function.  m does not change.
+ */
+static inline __attribute__((always_inline)) void
+heap_replace(struct heap_window *w, uint64_t place, double value, uint64_t position)
+{
+	size_t index = (size_t)(place >> 2);
+
+	switch (place & 3) {
+	case TAG_LOWER:
+		if (value < w->lower.values[0])
+			heap_replace_in(w, &w->lower, false, index, value, position);
+		else
+			heap_exchange_lower(w, index, value, position);
+		break;
+	case TAG_UPPER:
+		if (value > w->upper.values[0])
+			heap_replace_in(w, &w->upper, true, index, value, position);
+		else
+			heap_exchange_upper(w, index, value, position);
+		break;
+	default:
+		heap_exchange_mid(w, index, value, position);
+		break;
 	}
 }
 
@@ -460,58 +1158,46 @@ static int
 heap_push(struct agg *agg, const struct agg_value *value)
 {
 	struct heap_window *w = (struct heap_window *)agg;
-	uint64_t position;
-	struct heap_entry entry;
-	size_t target;
+	uint64_t position, m;
+	double fraction = 0;
+	ptrdiff_t lo;
 
 	if (ring_reserve(&w->ring) != 0)
 		return -1;
-	position = w->ring.tail++;
+	position = w->ring.tail;
 	if (!value->has_number) {
+		w->ring.tail++;
 		*ring_word(&w->ring, position) = SLOT_MISSING;
 		return 0;
 	}
 	if (isnan(value->number)) {
+		w->ring.tail++;
 		*ring_word(&w->ring, position) = SLOT_NAN;
 		w->nan_count++;
+		w->result_state = w->state_before_pop = RESULT_DIRTY;
 		return 0;
 	}
-	entry.value = value->number;
-	entry.position = position;
 	if (w->pending) {
-		heap_replace_pending(w, entry);
+		/*
+		 * m stays as it is, and the room for it was reserved when it was reached;
+		 * the result is what it was before the pop.
+		 */
+		w->ring.tail++;
+		w->pending = false;
+		w->result_state = w->state_before_pop;
+		heap_replace(w, w->pending_place, value->number, position);
 		return 0;
 	}
-	if (heap_reserve(&w->lower) != 0 || heap_reserve(&w->upper) != 0) {
-		w->ring.tail--;
+	w->result_state = RESULT_DIRTY;
+	m = heap_m(w) + 1;
+	lo = (ptrdiff_t)quantile_rank(m, w->header.params.percentile, &fraction);
+	if (heap_reserve_for(w, m, lo) != 0)
 		return -1;
-	}
-	/*
-	 * Put the value straight where it ends up, so that a step costs two sifts at
-	 * most: when lower keeps its size and the value belongs in it, the value takes
-	 * lower's top, which moves to upper; the other way round likewise.
-	 */
-	target = heap_lower_target(w, w->lower.count + w->upper.count + 1);
-	if (target != w->lower.count && target != w->lower.count + 1) {
-		heap_insert(w, &w->lower, false, entry);
-		heap_rebalance(w, target);
-	} else if (target == w->lower.count) {
-		if (w->lower.count > 0 && entry.value < w->lower.entries[0].value) {
-			struct heap_entry top = w->lower.entries[0];
-
-			heap_sift_down(w, &w->lower, false, 0, entry);
-			entry = top;
-		}
-		heap_insert(w, &w->upper, true, entry);
-	} else {
-		if (w->upper.count > 0 && entry.value > w->upper.entries[0].value) {
-			struct heap_entry top = w->upper.entries[0];
-
-			heap_sift_down(w, &w->upper, true, 0, entry);
-			entry = top;
-		}
-		heap_insert(w, &w->lower, false, entry);
-	}
+	w->ring.tail++;
+	w->lo = lo;
+	w->fraction = fraction;
+	heap_add(w, value->number, position);
+	heap_fix(w);
 	return 0;
 }
 
@@ -520,18 +1206,21 @@ heap_push(struct agg *agg, const struct agg_value *value)
  *
  * The removal of a number waits for the next operation: a full row window pops and
  * then pushes on every record, and the push can then put the new value where the old
- * one was, which halves the cost of a step.  Any other operation settles it first.
+ * one was.  Any other operation settles it first.
  */
 static void
 heap_pop(struct agg *agg)
 {
 	struct heap_window *w = (struct heap_window *)agg;
-	uint64_t word;
+	uint64_t word, position;
 
 	heap_settle(w);
-	word = *ring_word(&w->ring, w->ring.head++);
+	position = w->ring.head++;
+	word = *ring_word(&w->ring, position);
 	if (word == SLOT_MISSING)
 		return;
+	w->state_before_pop = w->result_state;
+	w->result_state = RESULT_DIRTY;
 	if (word == SLOT_NAN) {
 		w->nan_count--;
 		return;
@@ -540,20 +1229,223 @@ heap_pop(struct agg *agg)
 	w->pending_place = word;
 }
 
-/* The configured percentile from the tops; the window holds a value. */
-static double
-heap_value(struct heap_window *w)
+/* x[lo], from lower's top or mid; the structure holds a value, no pop waits. */
+static inline double
+heap_at_lo(const struct heap_window *w)
 {
-	double fraction;
+	ptrdiff_t r = w->lo - (ptrdiff_t)w->lower.count;
 
-	heap_settle(w);
+	return r < 0 ? w->lower.values[0] : w->mid[w->mid_start + (size_t)r].value;
+}
+
+/* x[lo + 1], from mid or upper's top; the structure holds more than lo + 1 values. */
+static inline double
+heap_above_lo(const struct heap_window *w)
+{
+	ptrdiff_t r = w->lo - (ptrdiff_t)w->lower.count + 1;
+
+	return r < (ptrdiff_t)w->mid_count ? w->mid[w->mid_start + (size_t)r].value :
+	    w->upper.values[0];
+}
+
+/* Points lo_at and hi_at at x[lo] and x[lo + 1] (or where x[lo + 1] would be). */
+static inline void
+heap_locate(struct heap_window *w)
+{
+	ptrdiff_t r = w->lo - (ptrdiff_t)w->lower.count;
+
+	w->lo_at = r < 0 ? &w->lower.values[0] : &mid_at(w, (size_t)r)->value;
+	w->hi_at = r + 1 < (ptrdiff_t)w->mid_count ? &mid_at(w, (size_t)r + 1)->value :
+	    &w->upper.values[0];
+}
+
+/* The configured percentile; the window holds a value, no pop waits. */
+static inline double
+heap_value(const struct heap_window *w)
+{
 	if (w->nan_count != 0)
 		return NAN;
-	quantile_rank(w->lower.count + w->upper.count, w->header.params.percentile, &fraction);
-	if (fraction == 0.0)
-		return w->lower.entries[0].value;
-	return quantile_interpolate(w->lower.entries[0].value, w->upper.entries[0].value,
-	    fraction);
+	if (w->fraction == 0.0)
+		return heap_at_lo(w);
+	return quantile_interpolate(heap_at_lo(w), heap_above_lo(w), w->fraction);
+}
+
+/* Works out result_state again after an operation that may have changed the counts. */
+static __attribute__((noinline)) void
+heap_clean(struct heap_window *w)
+{
+	heap_settle(w);
+	heap_locate(w);
+	if (heap_m(w) + w->nan_count < w->min_values)
+		w->result_state = RESULT_NULL;
+	else if (w->nan_count != 0)
+		w->result_state = RESULT_NAN;
+	else if (w->fraction == 0.0)
+		w->result_state = RESULT_ONE;
+	else
+		w->result_state = RESULT_INTERPOLATE;
+}
+
+/* Stores the window's percentile in *result, null as the contract says. */
+static inline void
+heap_result(struct heap_window *w, struct agg_result *result)
+{
+	if (w->result_state == RESULT_DIRTY)
+		heap_clean(w);
+	switch (w->result_state) {
+	case RESULT_ONE:
+		result->kind = AGG_RESULT_NUMBER;
+		result->number = *w->lo_at;
+		break;
+	case RESULT_INTERPOLATE:
+		result->kind = AGG_RESULT_NUMBER;
+		result->number = quantile_interpolate(*w->lo_at, *w->hi_at, w->fraction);
+		break;
+	case RESULT_NAN:
+		result->kind = AGG_RESULT_NUMBER;
+		result->number = NAN;
+		break;
+	default:
+		result->kind = AGG_RESULT_NULL;
+		break;
+	}
+}
+
+static void
+heap_result_entry(struct agg *agg, struct agg_result *result)
+{
+	heap_result((struct heap_window *)agg, result);
+}
+
+/*
+ * The per-record step of a row window (agg_kind.slide).  A full window whose oldest
+ * slot and new record both hold a number replaces the one with the other, without
+ * the deferral that pop and push need to find each other; any other step takes the
+ * general path.
+ */
+static int
+heap_slide(struct agg *agg, uint64_t rows, const struct agg_value *value,
+    struct agg_result *result)
+{
+	struct heap_window *w = (struct heap_window *)agg;
+	uint64_t head = w->ring.head, tail = w->ring.tail;
+
+	if (tail - head == rows) {
+		uint64_t word = w->ring.words[head & (w->ring.cap - 1)];
+
+		if (word < SLOT_NAN && value->has_number && !isnan(value->number) &&
+		    !w->pending) {
+			w->ring.head = head + 1;
+			w->ring.tail = tail + 1;
+			heap_replace(w, word, value->number, tail);
+			goto done;
+		}
+		heap_pop(agg);
+	}
+	if (heap_push(agg, value) != 0)
+		return -1;
+done:
+	if (result != NULL)
+		heap_result(w, result);
+	return 0;
+}
+
+/*
+ * Checks the heap window's invariants (for tests): heap order, the order between
+ * the parts, every ring word naming its entry's place, pads, room, x[lo]'s place and
+ * what the result keeps.  Returns 0, or a small number saying which failed.
+ */
+static int
+heap_check(const struct heap_window *w)
+{
+	const struct quantile_heap *heaps[2] = { &w->lower, &w->upper };
+	uint64_t numbers = 0, nans = 0, m = heap_m(w);
+	const double *lo_at, *hi_at;
+	ptrdiff_t r;
+
+	for (int side = 0; side < 2; side++) {
+		const struct quantile_heap *h = heaps[side];
+
+		if (h->count > h->cap)
+			return 1;
+		for (size_t i = 0; i < h->count; i++) {
+			if (i > 0 && heap_above(side, h->values[i],
+			    h->values[(i - 1) / HEAP_ARITY]))
+				return 2;
+			/* A pending value's slot may hold the next record already. */
+			if (*ring_word(&w->ring, h->positions[i]) != PLACE(i, side) &&
+			    !(w->pending && h->positions[i] == w->ring.head - 1))
+				return 3;
+			if (h->positions[i] - (w->ring.head - w->pending) >=
+			    w->ring.tail - (w->ring.head - w->pending))
+				return 4;
+		}
+		for (size_t i = h->count; h->cap > 0 && i < h->count + HEAP_PADDING; i++)
+			if (h->values[i] != heap_pad(side))
+				return 5;
+		if (h->count == 0 && h->values[0] != heap_pad(side))
+			return 5;
+	}
+	if (w->mid_count > MID_CAP || w->mid_start + w->mid_count > MID_SLOTS)
+		return 6;
+	for (size_t j = 0; j < w->mid_count; j++) {
+		size_t slot = w->mid_start + j;
+		const struct heap_entry *e = &w->mid[slot];
+
+		if (j > 0 && w->mid[slot - 1].value > e->value)
+			return 6;
+		if (*ring_word(&w->ring, e->position) != PLACE(slot, TAG_MID) &&
+		    !(w->pending && e->position == w->ring.head - 1))
+			return 7;
+		if (e->position - (w->ring.head - w->pending) >=
+		    w->ring.tail - (w->ring.head - w->pending))
+			return 4;
+	}
+	if (w->mid_count > 0 && (w->mid[w->mid_start].value < w->lower.values[0] ||
+	    w->mid[w->mid_start + w->mid_count - 1].value > w->upper.values[0]))
+		return 8;
+	if (w->lower.count > 0 && w->upper.count > 0 &&
+	    w->lower.values[0] > w->upper.values[0])
+		return 8;
+	for (uint64_t p = w->ring.head; p != w->ring.tail; p++) {
+		uint64_t word = *ring_word(&w->ring, p);
+
+		if (word == SLOT_NAN)
+			nans++;
+		else if (word != SLOT_MISSING)
+			numbers++;
+	}
+	if (numbers + w->pending != m || nans != w->nan_count)
+		return 9;
+	if (w->pending)
+		return 0;
+	r = w->lo - (ptrdiff_t)w->lower.count;
+	if (m > 0 && (r < -1 || r >= (ptrdiff_t)w->mid_count))
+		return 10;
+	if (m > MID_CAP || w->lower.count + w->upper.count > 0) {
+		if (w->lower.cap < (size_t)w->lo + 1 + HEAP_SLACK / 2 ||
+		    w->upper.cap < (size_t)(m - (uint64_t)w->lo - 1) + HEAP_SLACK / 2)
+			return 11;
+	}
+	/* What heap_result reads without working it out. */
+	lo_at = r < 0 ? &w->lower.values[0] : &w->mid[w->mid_start + (size_t)r].value;
+	hi_at = r + 1 < (ptrdiff_t)w->mid_count ? &w->mid[w->mid_start + (size_t)r + 1].value :
+	    &w->upper.values[0];
+	switch (w->result_state) {
+	case RESULT_DIRTY:
+		return 0;
+	case RESULT_NULL:
+		return m + w->nan_count < w->min_values ? 0 : 12;
+	case RESULT_NAN:
+		return m + w->nan_count >= w->min_values && w->nan_count > 0 ? 0 : 12;
+	default:
+		if (m + w->nan_count < w->min_values || w->nan_count > 0 ||
+		    (w->fraction == 0.0) != (w->result_state == RESULT_ONE) ||
+		    w->lo_at != lo_at ||
+		    (w->result_state == RESULT_INTERPOLATE && w->hi_at != hi_at))
+			return 12;
+		return 0;
+	}
 }
 
 /*
@@ -778,7 +1670,7 @@ quantile_window_count(const struct agg *agg)
 	} else {
 		const struct heap_window *w = (const struct heap_window *)agg;
 
-		return w->lower.count + w->upper.count - w->pending + w->nan_count;
+		return heap_m(w) - w->pending + w->nan_count;
 	}
 }
 
@@ -787,7 +1679,8 @@ quantile_window_value(struct agg *agg, double q)
 {
 	if (agg->kind == &agg_quantile_sorted)
 		return sorted_value((struct sorted_window *)agg, clamp_percentile(q));
-	return heap_value((struct heap_window *)agg);
+	heap_settle((struct heap_window *)agg);
+	return heap_value((const struct heap_window *)agg);
 }
 
 void
@@ -837,30 +1730,39 @@ quantile_window_stats(const struct agg *agg, struct quantile_stats *stats)
 		const struct heap_window *w = (const struct heap_window *)agg;
 
 		stats->ring_capacity = w->ring.cap;
-		stats->order_capacity = w->lower.cap + w->upper.cap;
+		stats->order_capacity = w->lower.cap + w->upper.cap + MID_CAP;
 		stats->bytes = sizeof(*w) + w->ring.cap * sizeof(uint64_t) +
-		    (w->lower.cap + w->upper.cap) * sizeof(struct heap_entry);
+		    heap_bytes(&w->lower) + heap_bytes(&w->upper);
 	}
 }
 
+int
+quantile_window_check(const struct agg *agg)
+{
+	if (agg->kind == &agg_quantile_sorted)
+		return 0;
+	return heap_check((const struct heap_window *)agg);
+}
+
 /*
- * A cost model fitted to the benchmark: a heap step costs about 30 + 2·log2(w) ns,
- * a sorted-array step about 50 + w/8 ns (binary searches and a memmove of a third of
- * the window on average).  At w = 10 two percentiles already pay for sharing, at
- * w = 1,000 four, and at w = 100,000 about a hundred.
+ * A cost model fitted to the benchmark: a heap step costs about 27 + 0.3·log2(w) ns
+ * (its median's, the dearest percentile's), a sorted-array step about 50 + w/10 ns
+ * (binary searches and a memmove of a third of the window on average; from about
+ * w = 10,000 a memmove moves faster than that, but sharing has long stopped paying).
+ * At w = 10 two percentiles already pay for sharing, at w = 1,000 six.
  */
 bool
 quantile_share_pays(uint64_t window_slots, size_t k)
 {
 	double log2_w = window_slots > 1 ? log2((double)window_slots) : 0;
-	double heap_ns = 30 + 2 * log2_w, sorted_ns = 50 + (double)window_slots / 8;
+	double heap_ns = 27 + 0.3 * log2_w, sorted_ns = 50 + (double)window_slots / 10;
 
 	return (double)k * heap_ns > sorted_ns;
 }
 
 const struct agg_kind agg_quantile = {
 	"pN", AGG_INPUT_NUMBER, heap_create, heap_destroy, heap_push, heap_pop,
-	quantile_result, quantile_size, NULL, false
+	heap_result_entry, quantile_size, heap_slide, false
 };
 
 const struct agg_kind agg_quantile_sorted = {

@@ -9,8 +9,9 @@
  *
  * Two kinds, one interface:
  *
- *   agg_quantile         an indexed double heap that answers the one percentile
- *                        params->percentile in O(log w) per step; what "median" and
+ *   agg_quantile         an indexed double heap with a small sorted middle that
+ *                        answers the one percentile params->percentile in O(log w)
+ *                        per step (and mostly in constant time); what "median" and
  *                        "pN" use.
  *   agg_quantile_sorted  a sorted array that answers any percentile in O(1) but costs
  *                        O(w) per step in memmove; for sharing one window between
@@ -81,5 +82,11 @@ struct quantile_stats {
 
 /* Stores agg's sizes in *stats; agg is of either kind.  Never fails. */
 void quantile_window_stats(const struct agg *agg, struct quantile_stats *stats);
+
+/*
+ * Checks the invariants of agg's structure (for tests): returns 0, or a number that
+ * src/agg_quantile.c's heap_check() explains.  Never fails otherwise.
+ */
+int quantile_window_check(const struct agg *agg);
 
 #endif /* SWAG_AGG_QUANTILE_H */

@@ -8,14 +8,25 @@
  *         tests/bench/bench_quantile.c src/agg_quantile.c src/mem.c -lm && /tmp/bench_quantile
  *
  * A step is what a full row window does per record: pop the oldest value, push the new
- * one, ask for the result.  The values are uniform random doubles from a fixed seed.
- * Each figure is the best of three runs of at least 0.2 s, in nanoseconds per step.
- * The last table weighs sharing: three percentiles (p50, p90, p99) of one column from
- * three heaps, against one sorted array asked three times.
+ * one, ask for the result (the path of time windows), or one agg_slide() (what the
+ * pipeline does for row windows; "slide" rows).  The values are uniform random doubles
+ * from a fixed seed.  Each figure is the best of three runs of at least 0.2 s, in
+ * nanoseconds per step.  The last rows weigh sharing: three percentiles (p50, p90,
+ * p99) of one column from three heaps, against one sorted array asked three times.
+ *
+ * Instructions per step, which machine load does not move: run one window of W values
+ * for percentile Q for a fixed number N of steps (heap: pop + push + result; slide:
+ * agg_slide(); sorted: the sorted array's pop + push + result) under callgrind, for
+ * two N, and divide the difference by the difference in N (the fill and the setup
+ * cancel out); agg_quantile.c's figures leave out the driver's functions (main,
+ * measure, step), about 80 instructions a step, as callgrind_annotate lists them:
+ *
+ *     valgrind --tool=callgrind /tmp/bench_quantile --steps N heap|sorted|slide Q W
  */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "agg_quantile.h"
@@ -59,17 +70,51 @@ fail(const char *what)
 	exit(1);
 }
 
+/* One step of the windows aggs[0..agg_count) by value v; returns the sum of results. */
+static double
+step(const struct agg_kind *kind, struct agg **aggs, size_t agg_count, uint64_t window,
+    const double *qs, size_t count, int shared, const struct agg_value *v)
+{
+	double total = 0;
+
+	for (size_t a = 0; a < agg_count; a++) {
+		struct agg_result r;
+
+		if (shared < 0) {
+			if (agg_slide(aggs[a], window, v, &r) != 0)
+				fail("out of memory");
+			total += r.number;
+			continue;
+		}
+		kind->pop(aggs[a]);
+		if (kind->push(aggs[a], v) != 0)
+			fail("out of memory");
+		if (shared) {
+			for (size_t q = 0; q < count; q++) {
+				quantile_window_result(aggs[a], qs[q], &r);
+				total += r.number;
+			}
+		} else {
+			kind->result(aggs[a], &r);
+			total += r.number;
+		}
+	}
+	return total;
+}
+
 /*
  * Returns the best nanoseconds per step of count windows of kind, one per percentile
  * in qs, each window holding window values, all fed the same records; when shared is
- * true there is one window asked for every percentile instead.
+ * positive there is one window asked for every percentile instead, and when it is
+ * negative each step is an agg_slide().  With fixed_steps not 0, runs that many steps
+ * once instead, for callgrind, and returns 0.
  */
 static double
 measure(const struct agg_kind *kind, uint64_t window, const double *qs, size_t count,
-    int shared)
+    int shared, uint64_t fixed_steps)
 {
 	struct agg *aggs[8];
-	size_t agg_count = shared ? 1 : count;
+	size_t agg_count = shared > 0 ? 1 : count;
 	double best = 1e300;
 	uint64_t next = 0;
 
@@ -88,7 +133,19 @@ measure(const struct agg_kind *kind, uint64_t window, const double *qs, size_t c
 			if (kind->push(aggs[a], &v) != 0)
 				fail("out of memory");
 		}
-	for (int run = 0; run < RUNS; run++) {
+	if (fixed_steps != 0) {
+		double total = 0;
+
+		for (uint64_t s = 0; s < fixed_steps; s++, next++) {
+			struct agg_value v = { .has_text = 1, .has_number = 1,
+			    .number = values[next & (VALUE_COUNT - 1)] };
+
+			total += step(kind, aggs, agg_count, window, qs, count, shared, &v);
+		}
+		sink = total;
+		best = 0;
+	}
+	for (int run = 0; fixed_steps == 0 && run < RUNS; run++) {
 		double start = seconds_now(), elapsed;
 		uint64_t steps = 0;
 		double total = 0;
@@ -98,22 +155,7 @@ measure(const struct agg_kind *kind, uint64_t window, const double *qs, size_t c
 				struct agg_value v = { .has_text = 1, .has_number = 1,
 				    .number = values[next & (VALUE_COUNT - 1)] };
 
-				for (size_t a = 0; a < agg_count; a++) {
-					struct agg_result r;
-
-					kind->pop(aggs[a]);
-					if (kind->push(aggs[a], &v) != 0)
-						fail("out of memory");
-					if (shared) {
-						for (size_t q = 0; q < count; q++) {
-							quantile_window_result(aggs[a], qs[q], &r);
-							total += r.number;
-						}
-					} else {
-						kind->result(aggs[a], &r);
-						total += r.number;
-					}
-				}
+				total += step(kind, aggs, agg_count, window, qs, count, shared, &v);
 			}
 			steps += CHUNK_STEPS;
 			elapsed = seconds_now() - start;
@@ -134,25 +176,41 @@ print_row(const char *label, const struct agg_kind *kind, const double *qs, size
 {
 	printf("%-34s", label);
 	for (size_t i = 0; i < WINDOW_COUNT; i++) {
-		printf(" %10.1f", measure(kind, window_sizes[i], qs, count, shared));
+		printf(" %10.1f", measure(kind, window_sizes[i], qs, count, shared, 0));
 		fflush(stdout);
 	}
 	printf("\n");
 }
 
 int
-main(void)
+main(int argc, char **argv)
 {
 	uint64_t state = 20240601;
 	const double median[] = { 0.5 }, p99[] = { 0.99 }, three[] = { 0.5, 0.9, 0.99 };
 
 	for (size_t i = 0; i < VALUE_COUNT; i++)
 		values[i] = (double)(next_random(&state) >> 11) * 0x1p-53 * 1e6;
+	if (argc == 6 && strcmp(argv[1], "--steps") == 0) {
+		double q = atof(argv[4]);
+		int slide = strcmp(argv[3], "slide") == 0;
+		const struct agg_kind *kind = strcmp(argv[3], "sorted") == 0 ?
+		    &agg_quantile_sorted : &agg_quantile;
+
+		measure(kind, strtoull(argv[5], NULL, 10), &q, 1, slide ? -1 : 0,
+		    strtoull(argv[2], NULL, 10));
+		return 0;
+	}
+	if (argc != 1) {
+		fprintf(stderr, "usage: bench_quantile [--steps N heap|sorted|slide Q W]\n");
+		return 2;
+	}
 	printf("ns per step (pop + push + result)  %10s %10s %10s\n", "w=10", "w=1000",
 	    "w=100000");
-	print_row("median, 8-ary double heap", &agg_quantile, median, 1, 0);
+	print_row("median, heap, slide", &agg_quantile, median, 1, -1);
+	print_row("median, heap", &agg_quantile, median, 1, 0);
 	print_row("median, sorted array", &agg_quantile_sorted, median, 1, 0);
-	print_row("p99, 8-ary double heap", &agg_quantile, p99, 1, 0);
+	print_row("p99, heap, slide", &agg_quantile, p99, 1, -1);
+	print_row("p99, heap", &agg_quantile, p99, 1, 0);
 	print_row("p99, sorted array", &agg_quantile_sorted, p99, 1, 0);
 	print_row("p50+p90+p99, three heaps", &agg_quantile, three, 3, 0);
 	print_row("p50+p90+p99, one sorted array", &agg_quantile_sorted, three, 3, 1);
