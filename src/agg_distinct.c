@@ -687,7 +687,21 @@ agg_distinct_inspect(struct agg *agg, struct distinct_state *state)
 	    sizeof(*w->table.counts)) + (w->front != NULL ? (size_t)2 << w->p : 0);
 }
 
+/* One record on: pop, push and result in one call (see agg_kind.slide). */
+static int
+distinct_slide(struct agg *agg, uint64_t rows, const struct agg_value *value,
+    struct agg_result *result)
+{
+	if (distinct_size(agg) == rows)
+		distinct_pop(agg);
+	if (distinct_push(agg, value) != 0)
+		return -1;
+	if (result != NULL)
+		distinct_result(agg, result);
+	return 0;
+}
+
 const struct agg_kind agg_distinct = {
 	"distinct", AGG_INPUT_TEXT, distinct_create, distinct_destroy, distinct_push,
-	distinct_pop, distinct_result, distinct_size, NULL, false
+	distinct_pop, distinct_result, distinct_size, distinct_slide, false
 };
