@@ -75,10 +75,10 @@ checks=$((checks + 1))
 "$SWAG" -w 5 count:2 sum:2 count:1 < "$TMP/random" 2>/dev/null | cut -f 1,2 > "$TMP/got2"
 cmp -s "$TMP/got2" "$TMP/expected2" || fail "column 2 beside column 1: $(diff "$TMP/expected2" "$TMP/got2" | head -n 4)"
 
-# Short lines in every shape that the one-word test of a bare number (short_bare_line)
-# must tell apart: blanks and CRs before, inside or after the number, lengths around 8
-# bytes, blank lines, numbers, words and --na texts, and a last line without its LF.  The plain
-# loop must agree with the general one (-C) and with awk.
+# Short lines in every shape that the word-at-a-time test of a bare field
+# (short_bare_line) must tell apart: blanks and CRs before, inside or after the number,
+# lengths around 8 and 16 bytes, blank lines, numbers, words and --na texts, and a last
+# line without its LF.  The plain loop must agree with the general one (-C) and with awk.
 awk 'BEGIN {
 	srand(11)
 	split(" |\t|\r| \r|\t\r", ends, "|")
@@ -88,6 +88,7 @@ awk 'BEGIN {
 		x = int(rand() * 10 ^ digits)
 		if (rand() < 0.3) x = x ".5"	# sums stay exact
 		if (rand() < 0.01) x = "n" x
+		if (rand() < 0.1) x = "n" x x	# words of up to 21 bytes
 		line = x
 		if (r < 0.1) line = " " line
 		else if (r < 0.15) line = "\t" line
