@@ -80,6 +80,14 @@ struct agg_kind {
 	int (*slide)(struct agg *agg, uint64_t rows, const struct agg_value *value,
 	    struct agg_result *result);
 	/*
+	 * Optional (NULL: agg_slide_many() calls slide() for each record): slide() over n
+	 * records in turn, values[k] being record k's value and results[k] its result.
+	 * Returns n, or the k at which memory was short (the window then holds the records
+	 * before k).  One call a batch, with slide()'s work inlined in its loop.
+	 */
+	size_t (*slide_many)(struct agg *agg, uint64_t rows, const struct agg_value *values,
+	    size_t n, struct agg_result *results);
+	/*
 	 * Whether results may be AGG_RESULT_TEXT, whose text the next push or pop may
 	 * take away: a caller must then write each result before the window moves on.
 	 */

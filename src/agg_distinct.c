@@ -703,5 +703,5 @@ distinct_slide(struct agg *agg, uint64_t rows, const struct agg_value *value,
 
 const struct agg_kind agg_distinct = {
 	"distinct", AGG_INPUT_TEXT, distinct_create, distinct_destroy, distinct_push,
-	distinct_pop, distinct_result, distinct_size, distinct_slide, false
+	distinct_pop, distinct_result, distinct_size, distinct_slide, NULL, false
 };

@@ -281,10 +281,10 @@ extreme_result(struct agg *agg, struct agg_result *result)
 
 const struct agg_kind agg_min_deque = {
 	"min", AGG_INPUT_NUMBER, minmax_create, minmax_destroy, min_push, extreme_pop,
-	extreme_result, minmax_size, min_slide, false
+	extreme_result, minmax_size, min_slide, NULL, false
 };
 
 const struct agg_kind agg_max_deque = {
 	"max", AGG_INPUT_NUMBER, minmax_create, minmax_destroy, max_push, extreme_pop,
-	extreme_result, minmax_size, max_slide, false
+	extreme_result, minmax_size, max_slide, NULL, false
 };

@@ -693,7 +693,7 @@ mode_slide(struct agg *agg, uint64_t rows, const struct agg_value *value,
 
 const struct agg_kind agg_mode = {
 	"mode", AGG_INPUT_TEXT, mode_create, mode_destroy, mode_push, mode_pop,
-	mode_result, mode_size, mode_slide, true
+	mode_result, mode_size, mode_slide, NULL, true
 };
 
 /* Stores agg's counters and sizes in *stats (see agg_mode.h). */

@@ -432,9 +432,20 @@ monoid_size(const struct agg *agg)
 	{									\
 		return monoid_slide(agg, rows, value, result, INPUT, &NAME##_monoid); \
 	}									\
+	static size_t								\
+	NAME##_slide_many(struct agg *agg, uint64_t rows,			\
+	    const struct agg_value *values, size_t n, struct agg_result *results) \
+	{									\
+		for (size_t k = 0; k < n; k++)					\
+			if (monoid_slide(agg, rows, &values[k], &results[k], INPUT,	\
+			    &NAME##_monoid) != 0)					\
+				return k;					\
+		return n;							\
+	}									\
 	const struct agg_kind KIND = {						\
 		#NAME, INPUT, NAME##_create, monoid_destroy, NAME##_push,	\
-		NAME##_pop, NAME##_result, monoid_size, NAME##_slide, false	\
+		NAME##_pop, NAME##_result, monoid_size, NAME##_slide,		\
+		NAME##_slide_many, false					\
 	}
 
 static const struct monoid sum_monoid = {

@@ -1762,10 +1762,10 @@ quantile_share_pays(uint64_t window_slots, size_t k)
 
 const struct agg_kind agg_quantile = {
 	"pN", AGG_INPUT_NUMBER, heap_create, heap_destroy, heap_push, heap_pop,
-	heap_result_entry, quantile_size, heap_slide, false
+	heap_result_entry, quantile_size, heap_slide, NULL, false
 };
 
 const struct agg_kind agg_quantile_sorted = {
 	"pN", AGG_INPUT_NUMBER, sorted_create, sorted_destroy, sorted_push, sorted_pop,
-	quantile_result, quantile_size, NULL, false
+	quantile_result, quantile_size, NULL, NULL, false
 };

@@ -86,6 +86,8 @@ struct pipeline {
 struct plain_spec {
 	int (*slide)(struct agg *agg, uint64_t rows, const struct agg_value *value,
 	    struct agg_result *result);
+	size_t (*slide_many)(struct agg *agg, uint64_t rows, const struct agg_value *values,
+	    size_t n, struct agg_result *results);	/* or NULL */
 	struct agg *agg;
 	uint64_t rows;
 	const struct agg_value *values;	/* its column's values in the batch */
@@ -1045,14 +1047,21 @@ plain_rows_loop(struct pipeline *p, struct reader *reader, bool single,
 				}
 			}
 			/* Each window moved over them... */
-			for (const struct plain_spec *spec = specs; spec < specs_end; spec++)
-				for (size_t k = 0; k < count; k++)
-					if (spec->slide(spec->agg, spec->rows, &spec->values[k],
-					    &spec->results[k]) != 0) {
-						count = k;
-						stop = PIPELINE_NO_MEMORY;
-						break;
-					}
+			for (const struct plain_spec *spec = specs; spec < specs_end; spec++) {
+				size_t done = 0;
+
+				if (spec->slide_many != NULL)
+					done = spec->slide_many(spec->agg, spec->rows, spec->values,
+					    count, spec->results);
+				else
+					while (done < count && spec->slide(spec->agg, spec->rows,
+					    &spec->values[done], &spec->results[done]) == 0)
+						done++;
+				if (done < count) {
+					count = done;
+					stop = PIPELINE_NO_MEMORY;
+				}
+			}
 			/* ... and their results written. */
 			for (size_t k = 0; k < count; k++) {
 				for (const struct plain_spec *spec = specs; spec < specs_end; spec++) {
@@ -1097,6 +1106,7 @@ run_plain_rows(struct pipeline *p, struct reader *reader)
 		    sizeof(*p->columns);
 
 		specs[i].slide = agg->kind->slide != NULL ? agg->kind->slide : agg_slide_by_parts;
+		specs[i].slide_many = agg->kind->slide_many;
 		specs[i].agg = agg;
 		specs[i].rows = p->config->specs[i].window.rows;
 		specs[i].values = values + c * batch;
