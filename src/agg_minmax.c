@@ -240,6 +240,31 @@ minmax_slide(struct agg *agg, uint64_t rows, const struct agg_value *value,
 	return 0;
 }
 
+/* slide() over a batch (see agg_kind.slide_many), minmax_slide inlined in the loop. */
+static inline __attribute__((always_inline)) size_t
+minmax_slide_many(struct agg *agg, uint64_t rows, const struct agg_value *values, size_t n,
+    struct agg_result *results, bool is_max)
+{
+	for (size_t k = 0; k < n; k++)
+		if (minmax_slide(agg, rows, &values[k], &results[k], is_max) != 0)
+			return k;
+	return n;
+}
+
+static size_t
+min_slide_many(struct agg *agg, uint64_t rows, const struct agg_value *values, size_t n,
+    struct agg_result *results)
+{
+	return minmax_slide_many(agg, rows, values, n, results, false);
+}
+
+static size_t
+max_slide_many(struct agg *agg, uint64_t rows, const struct agg_value *values, size_t n,
+    struct agg_result *results)
+{
+	return minmax_slide_many(agg, rows, values, n, results, true);
+}
+
 static int
 min_push(struct agg *agg, const struct agg_value *value)
 {
@@ -281,10 +306,10 @@ extreme_result(struct agg *agg, struct agg_result *result)
 
 const struct agg_kind agg_min_deque = {
 	"min", AGG_INPUT_NUMBER, minmax_create, minmax_destroy, min_push, extreme_pop,
-	extreme_result, minmax_size, min_slide, NULL, false
+	extreme_result, minmax_size, min_slide, min_slide_many, false
 };
 
 const struct agg_kind agg_max_deque = {
 	"max", AGG_INPUT_NUMBER, minmax_create, minmax_destroy, max_push, extreme_pop,
-	extreme_result, minmax_size, max_slide, NULL, false
+	extreme_result, minmax_size, max_slide, max_slide_many, false
 };

@@ -1323,8 +1323,8 @@ heap_result_entry(struct agg *agg, struct agg_result *result)
  * the deferral that pop and push need to find each other; any other step takes the
  * general path.
  */
-static int
-heap_slide(struct agg *agg, uint64_t rows, const struct agg_value *value,
+static inline __attribute__((always_inline)) int
+heap_slide_step(struct agg *agg, uint64_t rows, const struct agg_value *value,
     struct agg_result *result)
 {
 	struct heap_window *w = (struct heap_window *)agg;
@@ -1348,6 +1348,24 @@ done:
 	if (result != NULL)
 		heap_result(w, result);
 	return 0;
+}
+
+static int
+heap_slide(struct agg *agg, uint64_t rows, const struct agg_value *value,
+    struct agg_result *result)
+{
+	return heap_slide_step(agg, rows, value, result);
+}
+
+/* slide() over a batch (agg_kind.slide_many), the step inlined in the loop. */
+static size_t
+heap_slide_many(struct agg *agg, uint64_t rows, const struct agg_value *values, size_t n,
+    struct agg_result *results)
+{
+	for (size_t k = 0; k < n; k++)
+		if (heap_slide_step(agg, rows, &values[k], &results[k]) != 0)
+			return k;
+	return n;
 }
 
 /*
@@ -1762,7 +1780,7 @@ quantile_share_pays(uint64_t window_slots, size_t k)
 
 const struct agg_kind agg_quantile = {
 	"pN", AGG_INPUT_NUMBER, heap_create, heap_destroy, heap_push, heap_pop,
-	heap_result_entry, quantile_size, heap_slide, NULL, false
+	heap_result_entry, quantile_size, heap_slide, heap_slide_many, false
 };
 
 const struct agg_kind agg_quantile_sorted = {
