@@ -17,32 +17,63 @@
  *     per run against flooding, and backward-shift deletion (Knuth's Algorithm R),
  *     so that it has no tombstones and a stream of ever-new values cannot clog it;
  *   - one entry per distinct text in the window, holding a copy of its bytes;
- *   - an indexed binary heap with one item per entry (its count and its place in
- *     the tie-break order: number, NaN or text, and an order key), ordered by
- *     count descending and then by the tie-break order, whose root is the mode.
+ *   - one item per entry (its count and its place in the tie-break order: number,
+ *     NaN or text, and an order key), ordered by count descending and then by the
+ *     tie-break order, in two parts: an indexed binary heap of the entries counted
+ *     at least twice, whose root is the mode whenever it is not empty, and a pool
+ *     of the entries counted once.
  *
- * A step changes one count by one, so one entry sifts through the heap: O(log d) for
- * d distinct values, and O(1) when one value dominates (it stays at the root).  The
- * obvious alternative, rescanning the histogram whenever the mode's count drops, is
- * O(d) per step on exactly that input: 782 ns per step at window 1,000 and 77 us at
- * 100,000 (issue 4), where this heap measures as in the table below.
+ * The pool is what makes a long-tailed stream cheap: there nearly every step brings
+ * a value the window does not hold and drops one it held once (on the IPv4 Zipf
+ * bench at window 1,000, 79 % of steps; the heap then holds some 25 entries, the
+ * pool some 800).  While the heap is not empty, the pool keeps no order: an entry
+ * joins it by an append and leaves it by a swap with its last item, in O(1), and
+ * its text is not even parsed as a number (that waits until the entry is compared
+ * at all, which most never are).  Only when a result is wanted from an empty heap
+ * is the pool made a heap itself (O(n)), and it then stays one, updated by sifts,
+ * until it has changed as many times as it holds items without its order being
+ * used again: ordering it anew costs no more than those changes did, so a window
+ * whose highest count keeps flipping between 1 and 2 still costs O(log d) per step
+ * amortised, not the O(d) of a rescan.  A step that changes a count from 1 to 2 or
+ * back moves an item between pool and heap; the item array holds both, the heap
+ * from the front and the pool from the back, so such a move never allocates and a
+ * pop never fails.  Otherwise a count change sifts one item through the heap, and
+ * each sift compares before it copies anything: most items stay where they are.
  *
  * tests/bench/bench_mode.c, ns per step (pop + push + result, CPU time), 2 million
- * IPv4-like texts, -O2, on the 2-core test machine (best of 3):
+ * IPv4-like texts, -O2, on the 2-core test machine (best of 3), with one heap of
+ * every entry before the pool, and now:
  *
  *     window                          10     1,000   100,000
- *     Zipf-ish (most texts rare)      90       101       125
- *     one text in 90 % of fields      28        34        37
+ *     Zipf-ish, one heap            83.8      92.9     109.0
+ *     Zipf-ish, heap and pool       84.8      58.8      77.4
+ *     one text in 90 %, one heap    27.3      31.9      35.8
+ *     one text in 90 %, now         17.2      18.1      22.7
  *
- * The Zipf stream is the expensive one because nearly every step adds a new entry
- * and drops one (parse, copy, heap insert and removal); a repeated value costs a
- * hash, one probe and a sift that rarely moves.
+ * Measured by callgrind, swag -w 1000 mode over build/bench/ips-200000.txt went from
+ * 918 to 560 instructions per record for the whole run (the mode window's own code
+ * from about 700 to about 340), and from 240 to 144 ms on ips-2000000.txt.  In the
+ * order the steps were taken: the pool, 918 to 669 (the heap sifts of count-1
+ * entries and their number parses); the ordered pool's paths out of line, so that
+ * the hot ones need no stack frame, 669 to 605; pop, push and result inlined into
+ * slide with the rare branches (growth, sifts down) out of line, and texts of up
+ * to 16 bytes copied and compared by two overlapping word loads instead of memcpy
+ * and memcmp calls, 605 to 560.  At window 10 the heap is nearly always empty, so
+ * the pool stays ordered and little changes (943 to 931); at 100,000, 690 to 608.
+ *
+ * Not built: buckets of values by count, as in an O(1) LFU cache.  Counts do
+ * change by one, but the mode is the first value of the top bucket in the
+ * tie-break order, so each bucket needs an order of its own; at window 1,000 the
+ * count-1 bucket is the pool above, and the few higher ones together make the
+ * 25-item heap, where a sift rarely moves, so buckets had little left to win.  Nor
+ * a shortcut for a step whose leaving and arriving values are the same: counted,
+ * 474 steps in 200,000 here.
  *
  * Memory is bounded by the window: the ring holds 4 bytes per slot; the table (8
- * bytes a slot, at least an eighth full once it has grown), the heap (24 bytes an
- * item) and the entries (56 bytes, texts up to 16 bytes inside) are sized by the
+ * bytes a slot, at least an eighth full once it has grown), the item array of heap
+ * and pool (24 bytes an item) and the entries (56 bytes, texts up to 16 bytes inside) are sized by the
  * distinct values the window holds.  The table and the ring shrink again when the
- * window holds fewer; the heap and entry arrays keep their peak size, bounded by
+ * window holds fewer; the item and entry arrays keep their peak size, bounded by
  * the largest number of distinct values the window held (the ring names entries
  * by index, so they cannot move).  An entry freed by its value's last departure is reused by the next new
  * value, with its text buffer, so the steady state allocates nothing.
@@ -72,12 +103,15 @@ enum {
  */
 #define NO_ENTRY	UINT32_MAX
 #define ENTRY_LIMIT	((size_t)1 << 31)
+/* Marks an entry's heap_index as a pool position; positions stay below ENTRY_LIMIT. */
+#define POOL_BIT	((uint32_t)1 << 31)
 
 /* Where a value falls in the tie-break order, before its number or text. */
 enum mode_rank {
 	RANK_NUMBER,		/* a number other than NaN: by value, then by text */
 	RANK_NAN,		/* after every other number: by text */
-	RANK_TEXT		/* not a number: bytewise */
+	RANK_TEXT,		/* not a number: bytewise */
+	RANK_UNKNOWN		/* not read yet: the item has no key (a pool item only) */
 };
 
 struct mode_entry {
@@ -85,7 +119,7 @@ struct mode_entry {
 	size_t text_len;
 	char *long_text;	/* the text when longer than SHORT_TEXT_MAX; kept for reuse */
 	size_t long_capacity;
-	uint32_t heap_index;	/* where the entry is in the heap; when free, the next free entry */
+	uint32_t heap_index;	/* its heap position, POOL_BIT set in the pool; when free, the next free entry */
 	char short_text[SHORT_TEXT_MAX];
 };
 
@@ -129,8 +163,19 @@ struct mode_window {
 	size_t entry_used;	/* entries ever handed out; those below are live or free */
 	uint32_t free_entry;	/* the first free entry, NO_ENTRY when none */
 
-	struct mode_heap_item *heap;	/* live entries, heap[0] the mode */
-	size_t heap_capacity;
+	/*
+	 * One item per live entry, in one array of item_capacity items: the heap of the
+	 * entries counted at least twice at the front (items[0] the mode when there is
+	 * one), and the pool of the entries counted once at the back, pool position p at
+	 * items[item_capacity - 1 - p].  The two never need more room than there are
+	 * entries, so moving an entry between them never allocates.
+	 */
+	struct mode_heap_item *items;
+	size_t item_capacity;
+	size_t heap_size;	/* entries counted twice or more */
+	size_t pool_size;	/* entries counted once */
+	bool pool_ordered;	/* whether the pool is a heap now, or in no order */
+	size_t pool_idle;	/* pool changes since its order was last used */
 
 	uint64_t lookups, probes, heap_comparisons;	/* see struct mode_stats */
 };
@@ -140,6 +185,62 @@ static const char *
 entry_text(const struct mode_entry *e)
 {
 	return e->text_len <= SHORT_TEXT_MAX ? e->short_text : e->long_text;
+}
+
+/*
+ * Copies len bytes, at most SHORT_TEXT_MAX, from text to copy without a call:
+ * two overlapping loads of 8 (or 4) bytes cover the text, and no byte outside
+ * either one is read or written.
+ */
+static inline void
+short_copy(char *copy, const char *text, size_t len)
+{
+	if (len >= 8) {
+		uint64_t head, tail;
+
+		memcpy(&head, text, 8);
+		memcpy(&tail, text + len - 8, 8);
+		memcpy(copy, &head, 8);
+		memcpy(copy + len - 8, &tail, 8);
+	} else if (len >= 4) {
+		uint32_t head, tail;
+
+		memcpy(&head, text, 4);
+		memcpy(&tail, text + len - 4, 4);
+		memcpy(copy, &head, 4);
+		memcpy(copy + len - 4, &tail, 4);
+	} else {
+		for (size_t i = 0; i < len; i++)
+			copy[i] = text[i];
+	}
+}
+
+/* Returns whether a[0..len) and b[0..len) are equal, len at most SHORT_TEXT_MAX, without a call. */
+static inline bool
+short_equal(const char *a, const char *b, size_t len)
+{
+	if (len >= 8) {
+		uint64_t a0, a1, b0, b1;
+
+		memcpy(&a0, a, 8);
+		memcpy(&a1, a + len - 8, 8);
+		memcpy(&b0, b, 8);
+		memcpy(&b1, b + len - 8, 8);
+		return ((a0 ^ b0) | (a1 ^ b1)) == 0;
+	}
+	if (len >= 4) {
+		uint32_t a0, a1, b0, b1;
+
+		memcpy(&a0, a, 4);
+		memcpy(&a1, a + len - 4, 4);
+		memcpy(&b0, b, 4);
+		memcpy(&b1, b + len - 4, 4);
+		return ((a0 ^ b0) | (a1 ^ b1)) == 0;
+	}
+	for (size_t i = 0; i < len; i++)
+		if (a[i] != b[i])
+			return false;
+	return true;
 }
 
 /* Returns whether a's text sorts before b's bytewise, a prefix before its extensions. */
@@ -203,67 +304,212 @@ heap_before(struct mode_window *w, const struct mode_heap_item *a,
 	return text_less(&w->entries[a->entry], &w->entries[b->entry]);
 }
 
-/* Puts item at heap position, keeping its entry's back-index in step. */
-static void
-heap_place(struct mode_window *w, size_t position, const struct mode_heap_item *item)
+/*
+ * Returns the item at position of the heap, or of the pool when pool is true.
+ * Forced inline, as are the sifts below, so that each caller gets a copy for its
+ * own array with the direction folded in.
+ */
+static inline __attribute__((always_inline)) struct mode_heap_item *
+item_at(struct mode_window *w, bool pool, size_t position)
 {
-	w->heap[position] = *item;
-	w->entries[item->entry].heap_index = (uint32_t)position;
+	return pool ? &w->items[w->item_capacity - 1 - position] : &w->items[position];
 }
 
-/* Moves the item at position towards the root until its parent comes before it. */
-static void
-heap_sift_up(struct mode_window *w, size_t position)
+/* Puts item at position of the heap or the pool, keeping its entry's back-index in step. */
+static inline __attribute__((always_inline)) void
+item_place(struct mode_window *w, bool pool, size_t position, const struct mode_heap_item *item)
 {
-	struct mode_heap_item moving = w->heap[position];
+	*item_at(w, pool, position) = *item;
+	w->entries[item->entry].heap_index = (uint32_t)position | (pool ? POOL_BIT : 0);
+}
 
-	while (position > 0) {
+/*
+ * Moves the item at position of the heap or the pool towards the root until its
+ * parent comes before it.  The first comparison is made before anything is
+ * copied: most items do not move.
+ */
+static inline __attribute__((always_inline)) void
+sift_up(struct mode_window *w, bool pool, size_t position)
+{
+	struct mode_heap_item moving;
+
+	if (position == 0 || !heap_before(w, item_at(w, pool, position),
+	    item_at(w, pool, (position - 1) / 2)))
+		return;
+	moving = *item_at(w, pool, position);
+	do {
 		size_t parent = (position - 1) / 2;
 
-		if (!heap_before(w, &moving, &w->heap[parent]))
-			break;
-		heap_place(w, position, &w->heap[parent]);
+		item_place(w, pool, position, item_at(w, pool, parent));
 		position = parent;
-	}
-	heap_place(w, position, &moving);
+	} while (position > 0 && heap_before(w, &moving, item_at(w, pool, (position - 1) / 2)));
+	item_place(w, pool, position, &moving);
 }
 
-/* Moves the item at position towards the leaves until it comes before its children. */
-static void
-heap_sift_down(struct mode_window *w, size_t position)
+/* Moves the item at position of the heap or the pool towards the leaves until it comes before its children. */
+static inline __attribute__((always_inline)) void
+sift_down(struct mode_window *w, bool pool, size_t position)
 {
-	struct mode_heap_item moving = w->heap[position];
-	size_t size = w->distinct;
+	size_t size = pool ? w->pool_size : w->heap_size;
+	struct mode_heap_item moving = *item_at(w, pool, position);
+	size_t start = position;
 
 	for (;;) {
 		size_t child = 2 * position + 1;
 
 		if (child >= size)
 			break;
-		if (child + 1 < size && heap_before(w, &w->heap[child + 1], &w->heap[child]))
+		if (child + 1 < size &&
+		    heap_before(w, item_at(w, pool, child + 1), item_at(w, pool, child)))
 			child++;
-		if (!heap_before(w, &w->heap[child], &moving))
+		if (!heap_before(w, item_at(w, pool, child), &moving))
 			break;
-		heap_place(w, position, &w->heap[child]);
+		item_place(w, pool, position, item_at(w, pool, child));
 		position = child;
 	}
-	heap_place(w, position, &moving);
+	if (position != start)
+		item_place(w, pool, position, &moving);
 }
 
-/* Takes the item at position out of the heap, which shrinks by one (w->distinct). */
+/*
+ * Takes the item at position out of the heap or the pool, which shrinks by one;
+ * the last item fills the gap and goes whichever way its order sends it.
+ */
+static inline __attribute__((always_inline)) void
+item_remove(struct mode_window *w, bool pool, size_t position)
+{
+	size_t last = pool ? --w->pool_size : --w->heap_size;
+
+	if (position == last)
+		return;
+	item_place(w, pool, position, item_at(w, pool, last));
+	if (position > 0 && heap_before(w, item_at(w, pool, position),
+	    item_at(w, pool, (position - 1) / 2)))
+		sift_up(w, pool, position);
+	else
+		sift_down(w, pool, position);
+}
+
+/* Moves the heap's item at position towards the root as far as its order says. */
+static void
+heap_sift_up(struct mode_window *w, size_t position)
+{
+	sift_up(w, false, position);
+}
+
+/* Moves the heap's item at position towards the leaves as far as its order says. */
+static void
+heap_sift_down(struct mode_window *w, size_t position)
+{
+	sift_down(w, false, position);
+}
+
+/* Takes the item at position out of the heap. */
 static void
 heap_remove(struct mode_window *w, size_t position)
 {
-	uint32_t moved;
+	item_remove(w, false, position);
+}
 
-	w->distinct--;
-	if (position == w->distinct)
+/*
+ * Gives item its rank and order key, read from its entry's text by the contract's
+ * number grammar, unless it has them already.  Done lazily: most entries of a
+ * long-tailed stream arrive once and leave again without ever being compared.
+ */
+static void
+item_read_key(const struct mode_window *w, struct mode_heap_item *item)
+{
+	const struct mode_entry *e;
+	double number = 0.0;
+
+	if (item->rank != RANK_UNKNOWN)
 		return;
-	/* The last leaf fills the gap, and goes whichever way its order sends it. */
-	moved = w->heap[w->distinct].entry;
-	heap_place(w, position, &w->heap[w->distinct]);
-	heap_sift_up(w, position);
-	heap_sift_down(w, w->entries[moved].heap_index);
+	e = &w->entries[item->entry];
+	item->rank = RANK_TEXT;
+	if (parse_number(entry_text(e), e->text_len, &number))
+		item->rank = isnan(number) ? RANK_NAN : RANK_NUMBER;
+	item->key = order_key((enum mode_rank)item->rank, number, entry_text(e), e->text_len);
+}
+
+/*
+ * Notes one change to an ordered pool while its order is not being used: after as
+ * many changes as the pool holds items, keeping it a heap has cost more than making
+ * it one again would, so it drops its order until a result needs it.
+ */
+static void
+pool_touch(struct mode_window *w)
+{
+	if (++w->pool_idle > w->pool_size)
+		w->pool_ordered = false;
+}
+
+/*
+ * Adds item, counted once, at the end of the ordered pool and sifts it into place.
+ * Kept out of line, as are the other ordered-pool paths: the hot callers then need
+ * no stack frame for the sifts.
+ */
+static __attribute__((noinline)) void
+pool_add_ordered(struct mode_window *w, struct mode_heap_item item)
+{
+	size_t position = w->pool_size++;
+
+	item_read_key(w, &item);
+	item_place(w, true, position, &item);
+	sift_up(w, true, position);
+	pool_touch(w);
+}
+
+/* Adds item (counted once) to the pool; the item array must have room for it. */
+static inline void
+pool_add(struct mode_window *w, struct mode_heap_item item)
+{
+	if (w->pool_ordered) {
+		pool_add_ordered(w, item);
+		return;
+	}
+	item_place(w, true, w->pool_size++, &item);
+}
+
+/* Takes the item at position out of the ordered pool. */
+static __attribute__((noinline)) void
+pool_remove_ordered(struct mode_window *w, size_t position)
+{
+	item_remove(w, true, position);
+	pool_touch(w);
+}
+
+/* Takes the item at position out of the pool. */
+static inline void
+pool_remove(struct mode_window *w, size_t position)
+{
+	size_t last;
+
+	if (w->pool_ordered) {
+		pool_remove_ordered(w, position);
+		return;
+	}
+	last = --w->pool_size;
+	if (position != last)
+		item_place(w, true, position, item_at(w, true, last));
+}
+
+/*
+ * Returns the pool's first item in the tie-break order, making the pool a heap
+ * first when it is in no order (bottom-up, O(n) comparisons).  The pool must not
+ * be empty.
+ */
+static __attribute__((noinline)) const struct mode_heap_item *
+pool_first(struct mode_window *w)
+{
+	if (!w->pool_ordered) {
+		for (size_t p = 0; p < w->pool_size; p++)
+			item_read_key(w, item_at(w, true, p));
+		for (size_t p = w->pool_size / 2; p > 0; p--)
+			sift_down(w, true, p - 1);
+		w->pool_ordered = true;
+	}
+	w->pool_idle = 0;
+	return item_at(w, true, 0);
 }
 
 /* Returns the slot where a key with this tag starts its probe sequence. */
@@ -277,7 +523,7 @@ table_home(const struct mode_window *w, uint32_t tag)
  * Looks up text[0..len) whose hash is hash.  Returns its entry, or NO_ENTRY when the
  * window does not hold it, in which case *empty_slot is where it would go.
  */
-static uint32_t
+static inline uint32_t
 table_find(struct mode_window *w, const char *text, size_t len, uint64_t hash,
     size_t *empty_slot)
 {
@@ -298,8 +544,10 @@ table_find(struct mode_window *w, const char *text, size_t len, uint64_t hash,
 		if (slot.tag != tag)
 			continue;
 		e = &w->entries[slot.entry - 1];
-		if (e->hash == hash && e->text_len == len &&
-		    (len == 0 || memcmp(entry_text(e), text, len) == 0))
+		if (e->hash != hash || e->text_len != len)
+			continue;
+		if (len <= SHORT_TEXT_MAX ? short_equal(e->short_text, text, len) :
+		    memcmp(e->long_text, text, len) == 0)
 			return slot.entry - 1;
 	}
 }
@@ -320,7 +568,7 @@ table_empty_slot(const struct mode_window *w, uint32_t tag)
  * Rebuilds the table with 2^bits slots, which must hold every live entry.  Returns
  * 0, or -1 when memory is short, in which case the old table stays as it was.
  */
-static int
+static __attribute__((noinline)) int
 table_resize(struct mode_window *w, unsigned bits)
 {
 	struct mode_slot *old = w->table;
@@ -370,18 +618,12 @@ table_delete(struct mode_window *w, uint32_t entry)
 }
 
 /*
- * Returns an entry not in use, from the free list or by growing the array, or
+ * Returns an entry never used before, growing the array when it is full, or
  * NO_ENTRY when memory is short or the window already holds ENTRY_LIMIT values.
  */
-static uint32_t
-entry_allocate(struct mode_window *w)
+static __attribute__((noinline)) uint32_t
+entry_allocate_new(struct mode_window *w)
 {
-	uint32_t entry = w->free_entry;
-
-	if (entry != NO_ENTRY) {
-		w->free_entry = w->entries[entry].heap_index;
-		return entry;
-	}
 	if (w->entry_used == w->entry_capacity) {
 		size_t capacity = w->entry_capacity < ENTRY_MIN ? ENTRY_MIN : 2 * w->entry_capacity;
 		size_t bytes;
@@ -406,6 +648,21 @@ entry_allocate(struct mode_window *w)
 }
 
 /*
+ * Returns an entry not in use, from the free list or by growing the array, or
+ * NO_ENTRY when memory is short or the window already holds ENTRY_LIMIT values.
+ */
+static inline uint32_t
+entry_allocate(struct mode_window *w)
+{
+	uint32_t entry = w->free_entry;
+
+	if (entry == NO_ENTRY)
+		return entry_allocate_new(w);
+	w->free_entry = w->entries[entry].heap_index;
+	return entry;
+}
+
+/*
  * Returns entry to the free list.  A long text buffer stays with it for the next
  * value, unless it is big enough that keeping it would hold memory a past outlier
  * asked for.
@@ -424,43 +681,92 @@ entry_release(struct mode_window *w, uint32_t entry)
 	w->free_entry = entry;
 }
 
+/*
+ * Copies text[0..len), longer than SHORT_TEXT_MAX, into e's long buffer.  Returns 0,
+ * or -1 when memory is short.
+ */
+static __attribute__((noinline)) int
+entry_set_long_text(struct mode_entry *e, const char *text, size_t len)
+{
+	if (len > e->long_capacity) {
+		char *copy = mem_realloc(e->long_text, len);
+
+		if (copy == NULL)
+			return -1;
+		e->long_text = copy;
+		e->long_capacity = len;
+	}
+	memcpy(e->long_text, text, len);
+	e->text_len = len;
+	return 0;
+}
+
 /* Copies text[0..len) into e.  Returns 0, or -1 when memory is short. */
-static int
+static inline int
 entry_set_text(struct mode_entry *e, const char *text, size_t len)
 {
-	char *copy = e->short_text;
-
-	if (len > SHORT_TEXT_MAX) {
-		if (len > e->long_capacity) {
-			copy = mem_realloc(e->long_text, len);
-			if (copy == NULL)
-				return -1;
-			e->long_text = copy;
-			e->long_capacity = len;
-		}
-		copy = e->long_text;
-	}
-	if (len != 0)
-		memcpy(copy, text, len);
+	if (len > SHORT_TEXT_MAX)
+		return entry_set_long_text(e, text, len);
+	short_copy(e->short_text, text, len);
 	e->text_len = len;
 	return 0;
 }
 
 /*
- * Returns a heap item for entry, counted once, with its place in the tie-break
- * order read from its text by the contract's number grammar.
+ * Makes room in the full item array for one more entry, moving the pool to the end
+ * of the grown array.  Returns 0, or -1 when memory is short, in which case nothing changed.
  */
-static struct mode_heap_item
-heap_item_make(const struct mode_window *w, uint32_t entry)
+static __attribute__((noinline)) int
+items_grow(struct mode_window *w)
 {
-	const struct mode_entry *e = &w->entries[entry];
-	struct mode_heap_item item = { .count = 1, .entry = entry, .rank = RANK_TEXT };
-	double number = 0.0;
+	size_t old = w->item_capacity, capacity = old < ENTRY_MIN ? ENTRY_MIN : 2 * old;
+	size_t bytes;
+	struct mode_heap_item *items;
 
-	if (parse_number(entry_text(e), e->text_len, &number))
-		item.rank = isnan(number) ? RANK_NAN : RANK_NUMBER;
-	item.key = order_key((enum mode_rank)item.rank, number, entry_text(e), e->text_len);
-	return item;
+	if (mem_array_size(capacity, sizeof(*items), &bytes) != 0)
+		return -1;
+	items = mem_realloc(w->items, bytes);
+	if (items == NULL)
+		return -1;
+	if (w->pool_size != 0)
+		memmove(items + capacity - w->pool_size, items + old - w->pool_size,
+		    w->pool_size * sizeof(*items));
+	w->items = items;
+	w->item_capacity = capacity;
+	return 0;
+}
+
+/* Moves the pool's item at position, now counted twice, into the heap. */
+static __attribute__((noinline)) void
+pool_promote(struct mode_window *w, size_t position)
+{
+	struct mode_heap_item item = *item_at(w, true, position);
+
+	pool_remove(w, position);
+	item_read_key(w, &item);
+	item.count = 2;
+	item_place(w, false, w->heap_size, &item);
+	heap_sift_up(w, w->heap_size++);
+}
+
+/*
+ * Counts one occurrence fewer of the heap's item at index, which moves into the
+ * pool when it is left counted once.
+ */
+static __attribute__((noinline)) void
+heap_count_less(struct mode_window *w, size_t index)
+{
+	struct mode_heap_item item;
+
+	if (w->items[index].count > 2) {
+		w->items[index].count--;
+		heap_sift_down(w, index);
+		return;
+	}
+	item = w->items[index];
+	heap_remove(w, index);
+	item.count = 1;
+	pool_add(w, item);
 }
 
 /*
@@ -468,21 +774,24 @@ heap_item_make(const struct mode_window *w, uint32_t entry)
  * when it is new.  Returns its entry, or NO_ENTRY when memory is short, in which
  * case the window is as it was.
  */
-static uint32_t
+static inline __attribute__((always_inline)) uint32_t
 mode_count_text(struct mode_window *w, const char *text, size_t len)
 {
 	uint64_t hash = hash_bytes(text, len, w->header.params.hash_seed);
 	size_t slot;
 	uint32_t entry = table_find(w, text, len, hash, &slot);
 	struct mode_entry *e;
-	struct mode_heap_item item;
 
 	if (entry != NO_ENTRY) {
-		size_t position = w->entries[entry].heap_index;
+		uint32_t index = w->entries[entry].heap_index;
 
-		w->heap[position].count++;
-		heap_sift_up(w, position);
 		w->values++;
+		if ((index & POOL_BIT) == 0) {
+			w->items[index].count++;
+			heap_sift_up(w, index);
+			return entry;
+		}
+		pool_promote(w, index & ~POOL_BIT);
 		return entry;
 	}
 	/* Half full at most: linear probing's expected probes stay under 2.5. */
@@ -491,19 +800,8 @@ mode_count_text(struct mode_window *w, const char *text, size_t len)
 			return NO_ENTRY;
 		slot = table_empty_slot(w, (uint32_t)(hash >> 32));
 	}
-	if (w->distinct == w->heap_capacity) {
-		size_t capacity = w->heap_capacity < ENTRY_MIN ? ENTRY_MIN : 2 * w->heap_capacity;
-		size_t bytes;
-		struct mode_heap_item *heap;
-
-		if (mem_array_size(capacity, sizeof(*heap), &bytes) != 0)
-			return NO_ENTRY;
-		heap = mem_realloc(w->heap, bytes);
-		if (heap == NULL)
-			return NO_ENTRY;
-		w->heap = heap;
-		w->heap_capacity = capacity;
-	}
+	if (w->distinct == w->item_capacity && items_grow(w) != 0)
+		return NO_ENTRY;
 	entry = entry_allocate(w);
 	if (entry == NO_ENTRY)
 		return NO_ENTRY;
@@ -513,31 +811,30 @@ mode_count_text(struct mode_window *w, const char *text, size_t len)
 		return NO_ENTRY;
 	}
 	e->hash = hash;
-	item = heap_item_make(w, entry);
 	w->table[slot] = (struct mode_slot){ (uint32_t)(hash >> 32), entry + 1 };
-	heap_place(w, w->distinct, &item);
 	w->distinct++;
-	heap_sift_up(w, w->distinct - 1);
+	pool_add(w, (struct mode_heap_item){ .count = 1, .entry = entry, .rank = RANK_UNKNOWN });
 	w->values++;
 	return entry;
 }
 
 /*
  * Counts one occurrence of entry fewer, dropping the entry, its table slot and its
- * heap place when it was the last one.  Shrinks the table when it is mostly empty;
+ * item when it was the last one.  Shrinks the table when it is mostly empty;
  * should that fail for lack of memory, the larger table simply stays.
  */
-static void
+static inline __attribute__((always_inline)) void
 mode_uncount_entry(struct mode_window *w, uint32_t entry)
 {
-	size_t position = w->entries[entry].heap_index;
+	uint32_t index = w->entries[entry].heap_index;
 
 	w->values--;
-	if (--w->heap[position].count != 0) {
-		heap_sift_down(w, position);
+	if ((index & POOL_BIT) == 0) {
+		heap_count_less(w, index);
 		return;
 	}
-	heap_remove(w, position);
+	pool_remove(w, index & ~POOL_BIT);
+	w->distinct--;
 	table_delete(w, entry);
 	entry_release(w, entry);
 	/* An eighth full: halving leaves it a quarter full, far from growing again. */
@@ -549,7 +846,7 @@ mode_uncount_entry(struct mode_window *w, uint32_t entry)
  * Moves the ring's slots into a new array of capacity slots, which must hold them.
  * Returns 0, or -1 when memory is short, in which case the ring stays as it was.
  */
-static int
+static __attribute__((noinline)) int
 ring_resize(struct mode_window *w, size_t capacity)
 {
 	size_t bytes;
@@ -604,7 +901,7 @@ mode_destroy(struct agg *agg)
 	for (size_t i = 0; i < w->entry_used; i++)
 		mem_free(w->entries[i].long_text);
 	mem_free(w->entries);
-	mem_free(w->heap);
+	mem_free(w->items);
 	mem_free(w->table);
 	mem_free(w->ring);
 	mem_free(w);
@@ -615,7 +912,7 @@ mode_destroy(struct agg *agg)
  * otherwise.  The text is copied.  Returns 0, or -1 when memory is short, in which
  * case the window is as it was.
  */
-static int
+static inline __attribute__((always_inline)) int
 mode_push(struct agg *agg, const struct agg_value *value)
 {
 	struct mode_window *w = (struct mode_window *)agg;
@@ -635,7 +932,7 @@ mode_push(struct agg *agg, const struct agg_value *value)
 }
 
 /* Removes the oldest slot; the window must not be empty.  Never fails. */
-static void
+static inline __attribute__((always_inline)) void
 mode_pop(struct agg *agg)
 {
 	struct mode_window *w = (struct mode_window *)agg;
@@ -654,7 +951,7 @@ mode_pop(struct agg *agg)
  * Stores the mode in *result: its text, owned by agg and valid until the next push
  * or pop; or a null result when the window holds no value or fewer than -m.
  */
-static void
+static inline __attribute__((always_inline)) void
 mode_result(struct agg *agg, struct agg_result *result)
 {
 	struct mode_window *w = (struct mode_window *)agg;
@@ -664,7 +961,7 @@ mode_result(struct agg *agg, struct agg_result *result)
 		result->kind = AGG_RESULT_NULL;
 		return;
 	}
-	e = &w->entries[w->heap[0].entry];
+	e = &w->entries[w->heap_size != 0 ? w->items[0].entry : pool_first(w)->entry];
 	result->kind = AGG_RESULT_TEXT;
 	result->text = entry_text(e);
 	result->text_len = e->text_len;
