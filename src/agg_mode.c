@@ -71,12 +71,13 @@
  *
  * Memory is bounded by the window: the ring holds 4 bytes per slot; the table (8
  * bytes a slot, at least an eighth full once it has grown), the item array of heap
- * and pool (24 bytes an item) and the entries (56 bytes, texts up to 16 bytes inside) are sized by the
- * distinct values the window holds.  The table and the ring shrink again when the
- * window holds fewer; the item and entry arrays keep their peak size, bounded by
- * the largest number of distinct values the window held (the ring names entries
- * by index, so they cannot move).  An entry freed by its value's last departure is reused by the next new
- * value, with its text buffer, so the steady state allocates nothing.
+ * and pool (24 bytes an item) and the entries (56 bytes, texts up to 16 bytes
+ * inside) are sized by the distinct values the window holds.  The table and the
+ * ring shrink again when the window holds fewer; the item and entry arrays keep
+ * their peak size, bounded by the largest number of distinct values the window held
+ * (the ring names entries by index, so they cannot move).  An entry freed by its
+ * value's last departure is reused by the next new value, with its text buffer, so
+ * the steady state allocates nothing.
  */
 #include <math.h>
 #include <stdbool.h>
