@@ -980,6 +980,67 @@ plain_rows(const struct pipeline *p)
  * saved about 140 of 930 instructions a record of swag -w 1000 avg against
  * run_blank_separated; the loop as it is costs about 110 of 470.)
  */
+/*
+ * Reads the values of up to limit records from the lines at *s, before end, into values
+ * (batch per column), numbering them on from *line_number; moves *s and *line_number
+ * past them and stores their count in *count.  Returns PIPELINE_OK, or the status that
+ * stops the run at record *count (--strict, or no memory), the records before it read.
+ */
+PIPELINE_HOT enum pipeline_status
+plain_rows_values(struct pipeline *p, const char **s, const char *end, uint64_t *line_number,
+    bool single, struct agg_value *values, size_t batch, size_t limit, size_t *count)
+{
+	size_t k;
+
+	for (k = 0; k < limit && *s < end; k++) {
+		const char *newline, *line = *s;
+		size_t len;
+
+		++*line_number;
+		if (single && p->columns[0].number == 1 &&
+		    (len = short_bare_line(line, end)) != 0) {
+			struct field field = { line, len };
+
+			*s = line + len + 1;
+			if (!read_column(p, &p->columns[0], &values[k], &field, *line_number, 1))
+				goto stop;
+			continue;
+		}
+		if ((newline = reader_find_newline(line, end)) == NULL)
+			newline = end;	/* the last line, without its LF */
+		*s = newline + 1;
+		len = (size_t)(newline - line);
+		if (len > 0 && line[len - 1] == '\r')
+			len--;
+		if (single) {
+			if (!read_single_column(p, line, len, *line_number, &values[k]))
+				goto stop;
+		} else {
+			struct record record;
+			ptrdiff_t field_count = split_blank_fields(p, line, len, p->max_column);
+
+			if (field_count < 0) {
+				p->status = PIPELINE_NO_MEMORY;
+				goto stop;
+			}
+			record.fields = p->fields;
+			record.field_count = (size_t)field_count;
+			record.raw = line;
+			record.raw_len = len;
+			record.line = *line_number;
+			if (!pipeline_read_columns(p, &record))
+				goto stop;
+			for (size_t c = 0; c < p->column_count; c++)
+				values[c * batch + k] = p->columns[c].value;
+		}
+	}
+	*count = k;
+	return PIPELINE_OK;
+stop:
+	*count = k;
+	return p->status;
+}
+
 PIPELINE_HOT enum pipeline_status
 plain_rows_loop(struct pipeline *p, struct reader *reader, bool single,
     const struct plain_spec *specs, struct agg_value *values, size_t batch)
@@ -996,65 +1057,18 @@ plain_rows_loop(struct pipeline *p, struct reader *reader, bool single,
 		const char *end = s + n;
 
 		while (s < end) {
-			enum pipeline_status stop = PIPELINE_OK;
-			size_t count = 0;
+			const char *batch_start = s;
+			uint64_t batch_line = line_number;
+			struct problem problems[PROBLEM_KINDS];
+			enum pipeline_status stop;
+			size_t count, done;
 
-			/* The values of up to batch records. */
-			for (; count < batch && s < end; count++) {
-				const char *newline, *line = s;
-				size_t len;
-
-				line_number++;
-				if (single && p->columns[0].number == 1 &&
-				    (len = short_bare_line(s, end)) != 0) {
-					struct field field = { line, len };
-
-					s += len + 1;
-					if (!read_column(p, &p->columns[0], &values[count], &field,
-					    line_number, 1)) {
-						stop = p->status;
-						break;
-					}
-					continue;
-				}
-				if ((newline = reader_find_newline(s, end)) == NULL)
-					newline = end;	/* the last line, without its LF */
-				s = newline + 1;
-				len = (size_t)(newline - line);
-				if (len > 0 && line[len - 1] == '\r')
-					len--;
-				if (single) {
-					if (!read_single_column(p, line, len, line_number,
-					    &values[count])) {
-						stop = p->status;
-						break;
-					}
-				} else {
-					struct record record;
-					ptrdiff_t field_count = split_blank_fields(p, line, len,
-					    p->max_column);
-
-					if (field_count < 0) {
-						stop = PIPELINE_NO_MEMORY;
-						break;
-					}
-					record.fields = p->fields;
-					record.field_count = (size_t)field_count;
-					record.raw = line;
-					record.raw_len = len;
-					record.line = line_number;
-					if (!pipeline_read_columns(p, &record)) {
-						stop = p->status;
-						break;
-					}
-					for (size_t c = 0; c < p->column_count; c++)
-						values[c * batch + count] = p->columns[c].value;
-				}
-			}
+			memcpy(problems, p->report->problems, sizeof(problems));
+			stop = plain_rows_values(p, &s, end, &line_number, single, values, batch,
+			    batch, &count);
 			/* Each window moved over them... */
 			for (const struct plain_spec *spec = specs; spec < specs_end; spec++) {
-				size_t done = 0;
-
+				done = 0;
 				if (spec->slide_many != NULL)
 					done = spec->slide_many(spec->agg, spec->rows, spec->values,
 					    count, spec->results);
@@ -1063,7 +1077,16 @@ plain_rows_loop(struct pipeline *p, struct reader *reader, bool single,
 					    &spec->values[done], &spec->results[done]) == 0)
 						done++;
 				if (done < count) {
-					count = done;
+					/*
+					 * Out of memory at record done: the run ends after the
+					 * records before it, and the problems counted are
+					 * theirs, not those of the batch's later records.
+					 */
+					memcpy(p->report->problems, problems, sizeof(problems));
+					s = batch_start;
+					line_number = batch_line;
+					(void)plain_rows_values(p, &s, end, &line_number, single,
+					    values, batch, done, &count);
 					stop = PIPELINE_NO_MEMORY;
 				}
 			}
