@@ -1390,9 +1390,12 @@ heap_check(const struct heap_window *w)
 			if (i > 0 && heap_above(side, h->values[i],
 			    h->values[(i - 1) / HEAP_ARITY]))
 				return 2;
-			/* A pending value's slot may hold the next record already. */
-			if (*ring_word(&w->ring, h->positions[i]) != PLACE(i, side) &&
-			    !(w->pending && h->positions[i] == w->ring.head - 1))
+			/*
+			 * A pending value's slot may hold the next record already, or,
+			 * after the ring grew, nothing yet: its word is not read.
+			 */
+			if (!(w->pending && h->positions[i] == w->ring.head - 1) &&
+			    *ring_word(&w->ring, h->positions[i]) != PLACE(i, side))
 				return 3;
 			if (h->positions[i] - (w->ring.head - w->pending) >=
 			    w->ring.tail - (w->ring.head - w->pending))
@@ -1412,8 +1415,8 @@ heap_check(const struct heap_window *w)
 
 		if (j > 0 && w->mid[slot - 1].value > e->value)
 			return 6;
-		if (*ring_word(&w->ring, e->position) != PLACE(slot, TAG_MID) &&
-		    !(w->pending && e->position == w->ring.head - 1))
+		if (!(w->pending && e->position == w->ring.head - 1) &&
+		    *ring_word(&w->ring, e->position) != PLACE(slot, TAG_MID))
 			return 7;
 		if (e->position - (w->ring.head - w->pending) >=
 		    w->ring.tail - (w->ring.head - w->pending))
