@@ -128,17 +128,26 @@ reader_start(struct reader *r)
 	return 0;
 }
 
+/* Reads the first bytes and looks at them (reader_start), once.  Returns 0 or an error. */
+static enum reader_status
+reader_begin(struct reader *r)
+{
+	enum reader_status status;
+
+	if (r->started)
+		return 0;
+	if (r->end == 0 && (status = reader_fill(r)) != 0)
+		return status;
+	return reader_start(r);
+}
+
 enum reader_status
 reader_next_block(struct reader *r, const char **bytes, size_t *len)
 {
 	enum reader_status status;
 
-	if (!r->started) {
-		if (r->end == 0 && (status = reader_fill(r)) != 0)
-			return status;
-		if ((status = reader_start(r)) != 0)
-			return status;
-	}
+	if ((status = reader_begin(r)) != 0)
+		return status;
 	if (r->start == r->end) {
 		r->start = r->end = r->scanned = 0;
 		if (r->eof)
@@ -161,12 +170,8 @@ reader_next_lines(struct reader *r, const char **bytes, size_t *len)
 	const char *last;
 	size_t end;
 
-	if (!r->started) {
-		if (r->end == 0 && (status = reader_fill(r)) != 0)
-			return status;
-		if ((status = reader_start(r)) != 0)
-			return status;
-	}
+	if ((status = reader_begin(r)) != 0)
+		return status;
 	for (;;) {
 		last = memrchr(r->buf + r->scanned, '\n', r->end - r->scanned);
 		if (last != NULL) {
@@ -196,12 +201,8 @@ reader_next_slow(struct reader *r, const char **line, size_t *len, uint64_t *lin
 	char *newline;
 	size_t line_end, next;
 
-	if (!r->started) {
-		if (r->end == 0 && (status = reader_fill(r)) != 0)
-			return status;
-		if ((status = reader_start(r)) != 0)
-			return status;
-	}
+	if ((status = reader_begin(r)) != 0)
+		return status;
 	for (;;) {
 		newline = memchr(r->buf + r->scanned, '\n', r->end - r->scanned);
 		if (newline != NULL) {
