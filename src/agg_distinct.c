@@ -688,18 +688,7 @@ agg_distinct_inspect(struct agg *agg, struct distinct_state *state)
 }
 
 /* One record on: pop, push and result in one call (see agg_kind.slide). */
-static int
-distinct_slide(struct agg *agg, uint64_t rows, const struct agg_value *value,
-    struct agg_result *result)
-{
-	if (distinct_size(agg) == rows)
-		distinct_pop(agg);
-	if (distinct_push(agg, value) != 0)
-		return -1;
-	if (result != NULL)
-		distinct_result(agg, result);
-	return 0;
-}
+AGG_SLIDE_FROM_PARTS(distinct_slide, distinct_size, distinct_pop, distinct_push, distinct_result)
 
 const struct agg_kind agg_distinct = {
 	"distinct", AGG_INPUT_TEXT, distinct_create, distinct_destroy, distinct_push,

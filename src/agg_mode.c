@@ -976,18 +976,7 @@ mode_size(const struct agg *agg)
 }
 
 /* One record on: pop, push and result in one call (see agg_kind.slide). */
-static int
-mode_slide(struct agg *agg, uint64_t rows, const struct agg_value *value,
-    struct agg_result *result)
-{
-	if (mode_size(agg) == rows)
-		mode_pop(agg);
-	if (mode_push(agg, value) != 0)
-		return -1;
-	if (result != NULL)
-		mode_result(agg, result);
-	return 0;
-}
+AGG_SLIDE_FROM_PARTS(mode_slide, mode_size, mode_pop, mode_push, mode_result)
 
 const struct agg_kind agg_mode = {
 	"mode", AGG_INPUT_TEXT, mode_create, mode_destroy, mode_push, mode_pop,

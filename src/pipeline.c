@@ -1063,7 +1063,9 @@ plain_rows_loop(struct pipeline *p, struct reader *reader, bool single,
 			enum pipeline_status stop;
 			size_t count, done;
 
-			memcpy(problems, p->report->problems, sizeof(problems));
+			/* One record at a time (batch 1), its problems count as in the general loop. */
+			if (batch > 1)
+				memcpy(problems, p->report->problems, sizeof(problems));
 			stop = plain_rows_values(p, &s, end, &line_number, single, values, batch,
 			    batch, &count);
 			/* Each window moved over them... */
@@ -1082,12 +1084,15 @@ plain_rows_loop(struct pipeline *p, struct reader *reader, bool single,
 					 * records before it, and the problems counted are
 					 * theirs, not those of the batch's later records.
 					 */
-					memcpy(p->report->problems, problems, sizeof(problems));
-					s = batch_start;
-					line_number = batch_line;
-					(void)plain_rows_values(p, &s, end, &line_number, single,
-					    values, batch, done, &count);
+					count = done;
 					stop = PIPELINE_NO_MEMORY;
+					if (batch > 1) {
+						memcpy(p->report->problems, problems, sizeof(problems));
+						s = batch_start;
+						line_number = batch_line;
+						(void)plain_rows_values(p, &s, end, &line_number,
+						    single, values, batch, done, &count);
+					}
 				}
 			}
 			/* ... and their results written. */
