@@ -7,7 +7,10 @@
 #   make bench      run the benchmarks
 #   make install    install swag and its man page (PREFIX, DESTDIR)
 #
-# Every target first runs scripts/install-deps, which installs missing Debian packages.
+# make demo, make check (and its variants), make fuzz and make bench first run
+# scripts/install-deps, which installs the missing Debian packages.  The build alone
+# (make, make install) only names what is missing and stops: packagers build in
+# chroots without network or root.
 
 PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
@@ -34,10 +37,28 @@ UNIT_BINARIES = $(UNIT_TESTS:%=$(BUILD)/test_%)
 
 all: $(BIN)
 
+# The goals a person runs to try or test swag install what they need; any other goal
+# only checks.  (A recursive make, such as check-sanitize's, sees its own goal.)
+INSTALLING_GOALS = demo check check-sanitize check-faults check-faults-quick check-valgrind \
+	unit unit-portable bench fuzz fuzz-smoke
+ifeq ($(filter $(INSTALLING_GOALS),$(MAKECMDGOALS)),)
+DEPS_CHECK_ONLY = --check
+endif
+
 deps:
-	@scripts/install-deps build
+	@scripts/install-deps $(DEPS_CHECK_ONLY) build
 test-deps:
-	@scripts/install-deps test
+	@scripts/install-deps $(DEPS_CHECK_ONLY) test
+
+# The decimal-comma locale the tests run swag under, generated into the build
+# directory (LOCPATH finds it there): no test depends on the locales a machine was
+# given or that an earlier run generated, and none needs root.
+TEST_LOCPATH = $(abspath $(BUILD)/locale)
+$(BUILD)/locale/de_DE.UTF-8/LC_NUMERIC: | test-deps
+	@mkdir -p $(BUILD)/locale
+	@localedef -i de_DE -f UTF-8 $(BUILD)/locale/de_DE.UTF-8 || \
+		{ rm -rf $(BUILD)/locale/de_DE.UTF-8; exit 1; }
+test-locale: $(BUILD)/locale/de_DE.UTF-8/LC_NUMERIC
 
 $(BUILD)/%.o: src/%.c $(wildcard src/*.h) | deps
 	@mkdir -p $(BUILD)
@@ -58,9 +79,10 @@ $(BUILD)/test_numprint_nosimd: tests/unit/test_numprint.c src/numprint.c $(wildc
 	$(CC) $(ALL_CFLAGS) -DNUMPRINT_NO_SIMD -Itests/unit $(LDFLAGS) -o $@ \
 		tests/unit/test_numprint.c src/numprint.c $(PORTABLE_OBJECTS) $(LIBS) -lcriterion
 
-unit: $(UNIT_BINARIES)
+unit: $(UNIT_BINARIES) test-locale
 	@for t in $(UNIT_BINARIES); do \
-		echo "== $$t"; $(UNIT_RUNNER) $$t --jobs 1 || exit 1; done
+		echo "== $$t"; SWAG_TEST_LOCPATH=$(TEST_LOCPATH) $(UNIT_RUNNER) $$t --jobs 1 || \
+		exit 1; done
 
 unit-portable: $(BUILD)/test_numprint_nosimd
 	@echo "== $<"; $(UNIT_RUNNER) $< --jobs 1
@@ -68,7 +90,8 @@ unit-portable: $(BUILD)/test_numprint_nosimd
 check: test-deps $(BIN) unit unit-portable
 	@SWAG=$(RUN_BIN) tests/cli/run tests/cli/*.case
 	@for t in tests/sh/*.sh; do \
-		echo "== $$t"; SWAG=$(RUN_BIN) bash $$t || exit 1; done
+		echo "== $$t"; SWAG=$(RUN_BIN) SWAG_TEST_LOCPATH=$(TEST_LOCPATH) bash $$t || \
+		exit 1; done
 	@$(MAKE) --no-print-directory fuzz-smoke
 	@$(MAKE) --no-print-directory check-faults-quick
 	@echo "make check: all tests passed"
@@ -97,7 +120,7 @@ uninstall:
 clean:
 	rm -rf build swag
 
-.PHONY: all deps test-deps unit unit-portable check check-sanitize demo bench install uninstall clean
+.PHONY: all deps test-deps test-locale unit unit-portable check check-sanitize demo bench install uninstall clean
 
 # Fuzzing: the libFuzzer harnesses of tests/fuzz/, built with clang, AddressSanitizer
 # and UBSan into $(BUILD)/fuzz by scripts/fuzz, which runs them one after another from
