@@ -503,8 +503,11 @@ static bool
 pipeline_read_time(struct pipeline *p, const struct record *record)
 {
 	const struct pipeline_config *config = p->config;
-	const struct field *field;
+	const struct field *field, *next = NULL;
+	struct field joined_field;
+	char joined[PIPELINE_QUOTE_MAX];
 	struct agg_value v;
+	size_t taken = 1;
 	int64_t t;
 	bool ok;
 
@@ -513,14 +516,34 @@ pipeline_read_time(struct pipeline *p, const struct record *record)
 	field = &record->fields[p->time_column - 1];
 	if (!field_value(config, field, &v))
 		return true;
-	/* In blank-separated input a date and a time, or "[date" and "zone]", are two fields. */
-	if (config->input_delimiter == '\0' && p->time_column < record->field_count &&
-	    timestamp_is_first_half(v.text, v.text_len)) {
-		const struct field *next = &record->fields[p->time_column];
-
-		ok = parse_timestamp_pair(v.text, v.text_len, next->text, next->len, &t);
+	/*
+	 * In blank-separated input a date and a time, or "[date" and "zone]", are two
+	 * fields; a date followed by no time is its midnight, the next field a field.
+	 */
+	if (config->input_delimiter == '\0' && p->time_column < record->field_count) {
+		next = &record->fields[p->time_column];
+		ok = parse_timestamp_fields(v.text, v.text_len, next->text, next->len,
+		    config->epoch_unit, &t, &taken);
 	} else {
 		ok = parse_timestamp(v.text, v.text_len, config->epoch_unit, &t);
+	}
+	if (ok && !(p->have_time && t < p->time)) {
+		p->time = t;
+		p->have_time = true;
+		return true;
+	}
+	/* A problem: a message quotes both fields of a pair, a space between. */
+	if (taken == 2) {
+		size_t n = field->len < sizeof(joined) ? field->len : sizeof(joined);
+
+		memcpy(joined, field->text, n);
+		if (n < sizeof(joined))
+			joined[n++] = ' ';
+		memcpy(joined + n, next->text,
+		    next->len < sizeof(joined) - n ? next->len : sizeof(joined) - n);
+		joined_field.text = joined;
+		joined_field.len = field->len + 1 + next->len;	/* quoted up to sizeof(joined) */
+		field = &joined_field;
 	}
 	if (!ok) {
 		/* An epoch beyond 1e11 s (past 2262, unreadable) is probably in milliseconds. */
@@ -535,12 +558,8 @@ pipeline_read_time(struct pipeline *p, const struct record *record)
 		return !pipeline_problem(p, PROBLEM_BAD_TIMESTAMP, record->line, p->time_column,
 		    field, record->field_count);
 	}
-	if (p->have_time && t < p->time)
-		return !pipeline_problem(p, PROBLEM_TIME_BACKWARDS, record->line, p->time_column,
-		    field, record->field_count);
-	p->time = t;
-	p->have_time = true;
-	return true;
+	return !pipeline_problem(p, PROBLEM_TIME_BACKWARDS, record->line, p->time_column,
+	    field, record->field_count);
 }
 
 /* Frees a group and its windows. */

@@ -222,6 +222,59 @@ check_pair(const uint8_t *bytes, size_t len, size_t split)
 	free(b);
 }
 
+/* True when text[0, len) starts, after blanks, with an opening bracket (a CLF pair). */
+static bool
+opens_bracket(const char *text, size_t len)
+{
+	const char *s = text;
+
+	while (s < text + len && (*s == ' ' || *s == '\t'))
+		s++;
+	return s < text + len && *s == '[';
+}
+
+/*
+ * parse_timestamp_fields, the rule of whitespace input, against its parts: two fields
+ * are taken only after a first half, and then exactly when a CLF bracket is open or the
+ * second field is shaped like a time; what two fields give is the pair's reading, what
+ * one gives is parse_timestamp's; every time the pair reads is time-shaped.
+ */
+static void
+check_fields(const uint8_t *bytes, size_t len, size_t split, enum epoch_unit unit)
+{
+	char *a = copy_of(bytes, split), *b = copy_of(bytes + split, len - split);
+	size_t blen = len - split, taken = 0, taken_alone = 0;
+	int64_t nanos = UNTOUCHED, single = UNTOUCHED, pair = UNTOUCHED, alone = UNTOUCHED;
+	bool ok = parse_timestamp_fields(a, split, b, blen, unit, &nanos, &taken);
+	bool single_ok = parse_timestamp(a, split, unit, &single);
+	bool pair_ok = parse_timestamp_pair(a, split, b, blen, &pair);
+	bool shaped = timestamp_is_time_shaped(b, blen);
+	bool first = timestamp_is_first_half(a, split);
+	bool clf = opens_bracket(a, split);
+
+	if (taken != 1 && taken != 2)
+		fail("fields: taken is neither 1 nor 2", a, split);
+	if (!ok && nanos != UNTOUCHED)
+		fail("fields refused, but *nanos was changed", a, split);
+	if (taken == 2 && !first)
+		fail("fields: two taken without a first half", a, split);
+	if (ok && taken == 2 && (!pair_ok || nanos != pair))
+		fail("fields: two taken, but not as the pair reads them", b, blen);
+	if (taken == 1 && (ok != single_ok || (ok && nanos != single)))
+		fail("fields: one taken, but not as parse_timestamp reads it", a, split);
+	if (first && clf && taken != 2)
+		fail("fields: an open bracket took one field", a, split);
+	if (first && !clf && (taken == 2) != (pair_ok || shaped))
+		fail("fields: a date took the next field, or left it, wrongly", b, blen);
+	if (pair_ok && !clf && !shaped)
+		fail("a time the pair reads is not time-shaped", b, blen);
+	if (!parse_timestamp_fields(a, split, NULL, 0, unit, &alone, &taken_alone) != !single_ok ||
+	    taken_alone != 1 || (single_ok && alone != single))
+		fail("fields without a next field differ from parse_timestamp", a, split);
+	free(a);
+	free(b);
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -239,5 +292,6 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	check_timestamp(data, size, unit);
 	check_duration(data, size);
 	check_pair(data, size, split);
+	check_fields(data, size, split, unit);
 	return 0;
 }

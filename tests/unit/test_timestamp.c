@@ -343,7 +343,31 @@ Test(iso, leap_second_is_the_next_minute)
 	expect_same_instant("2026-12-31T23:59:60Z", "2027-01-01T00:00:00Z");
 	expect_same_instant("2026-12-31T23:59:60.5Z", "2027-01-01T00:00:00.5Z");
 	expect_same_instant("2016-12-31T18:59:60-05:00", "2017-01-01T00:00:00Z");
+	expect_same_instant("2026-11-30T12:00:60", "2026-11-30T12:01:00");
 	expect_refused("2026-12-31T23:59:61Z");
+}
+
+/* Seconds may be left out: hh:mm is hh:mm:00, with a zone or without, but no fraction. */
+Test(iso, hours_and_minutes_without_seconds)
+{
+	expect_timestamp("2026-11-30T02:28", EXAMPLE_NS - 56 * NS);
+	expect_timestamp("2026-11-30 02:28", EXAMPLE_NS - 56 * NS);
+	expect_timestamp("2026-11-30t02:28z", EXAMPLE_NS - 56 * NS);
+	expect_timestamp("2026-11-30T03:28+01:00", EXAMPLE_NS - 56 * NS);
+	expect_timestamp("2026-11-30T03:28+0100", EXAMPLE_NS - 56 * NS);
+	expect_timestamp("2026-11-30T03:28+01", EXAMPLE_NS - 56 * NS);
+	expect_timestamp("2026-11-29T21:58-0430", EXAMPLE_NS - 56 * NS);
+	expect_same_instant("2026-11-30T12:05", "2026-11-30T12:05:00");
+	expect_same_instant("2026-12-31T23:59", "2026-12-31T23:59:00Z");
+	expect_same_instant("2026-11-30T00:00", "2026-11-30");
+	const char *refused[] = {
+		"2026-11-30T12:60", "2026-11-30T24:00", "2026-11-30T25:00", "2026-11-30T12:05.5",
+		"2026-11-30T12:05,5", "2026-11-30T12:05:", "2026-11-30T12:5", "2026-11-30T1:05",
+		"2026-11-30T12", "2026-11-30T12:", "2026-11-30T1205", "2026-11-30T12:05Zx",
+		"2026-11-30T12:05 Z", "2026-11-30T12:05+", "2026-11-30T12:05+01:",
+	};
+	for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++)
+		expect_refused(refused[i]);
 }
 
 /* ---------------------------------------------------------------------------------------
@@ -424,6 +448,8 @@ Test(clf, refused)
 	expect_refused("[29/Feb/2026:02:28:56 +0000]");
 	expect_refused("[00/Nov/2026:02:28:56 +0000]");
 	expect_refused("[30/Nov/2026:24:28:56 +0000]");
+	expect_refused("[30/Nov/2026:02:28 +0000]");
+	expect_refused("30/Nov/2026:02:28");
 	expect_refused("[30/Nov/2026:02:28:56  +0000]");
 	expect_refused("[30/Nov/2026:02:28:56+0000]");
 	expect_refused("[30/Nov/2026 02:28:56 +0000]");
@@ -504,7 +530,13 @@ Test(pairs, values)
 	expect_pair_refused("2026-11-30", "GET");
 	expect_pair_refused("2026-11-30", "");
 	expect_pair_refused("2026-11-30", "25:00:00");
-	expect_pair_refused("2026-11-30", "02:28");
+	expect_pair("2026-11-30", "02:28", EXAMPLE_NS - 56 * NS);
+	expect_pair("2026-11-30", "03:28+01:00", EXAMPLE_NS - 56 * NS);
+	expect_pair("2026-11-30", "12:00:60", EXAMPLE_NS + (9 * 3600 + 32 * 60 - 56 + 60) * NS);
+	expect_pair_refused("2026-11-30", "02:28.5");
+	expect_pair_refused("2026-11-30", "12:60");
+	expect_pair_refused("2026-11-30", "12:00:61");
+	expect_pair_refused("[30/Nov/2026:02:28", "+0000]");
 	expect_pair_refused("2026-11-30", "T02:28:56");
 	expect_pair_refused("2026-11-30", "02:28:56Zx");
 	expect_pair_refused("2026-11-30", "+0000]");
@@ -524,6 +556,145 @@ Test(pairs, values)
 	expect_pair("2262-04-11", "23:47:16.854775807", INT64_MAX);
 }
 
+/*
+** What may follow a date as its time: digits and colons, in range or not, with a fraction
+** and a zone; a number, a word or anything else is no time.
+*/
+Test(pairs, time_shapes)
+{
+	const char *shaped[] = {
+		"02:28", "02:28:56", "02:28:56.250", "02:28:56,5", "02:28:56Z", "02:28z",
+		"03:28:56+01:00", "03:28:56-0100", "03:28+01", " 02:28:56\t", "25:00:00", "12:60",
+		"12:00:61", "24:00", "2:28", "123:4:5", "02:28.5", "02:28:56.", "02:28:56+1",
+		"02:28:56+99:99", "0:0",
+	};
+	const char *not_shaped[] = {
+		"", " ", "10", "10.5", "-3", "+3", "1e3", "GET", "-", "02", "02:", ":28", "02::28",
+		"02:28:", "T02:28:56", "t02:28", "02:28:56x", "02:28:56 Z", "02:28:56ZZ",
+		"02:28:56+", "02:28:56+01:", "02:28:56+01:00:00", "1:2:3:4", "02-28-56",
+		"02.28", "+0000]", "[02:28:56]", "2001:db8::1", "00:1a:2b", "١٢:٣٠",
+	};
+	for (size_t i = 0; i < sizeof shaped / sizeof shaped[0]; i++)
+		cr_assert(timestamp_is_time_shaped(shaped[i], strlen(shaped[i])), "\"%s\"",
+		          shaped[i]);
+	for (size_t i = 0; i < sizeof not_shaped / sizeof not_shaped[0]; i++)
+		cr_assert_not(timestamp_is_time_shaped(not_shaped[i], strlen(not_shaped[i])),
+		              "\"%s\"", not_shaped[i]);
+	/* Only len bytes are read, a NUL is no digit. */
+	cr_assert_not(timestamp_is_time_shaped("02:28\0", 6));
+	cr_assert(timestamp_is_time_shaped("02:28x", 5));
+}
+
+/*
+** Reads a and b (NULL: no field after a) as the whitespace reader does, from heap blocks
+** of exactly their lengths; expects the number of fields taken and, when readable is set,
+** the instant, or else a refusal that leaves the output untouched.
+*/
+static void expect_fields(const char *a, const char *b, bool readable, size_t fields,
+                          int64_t expected)
+{
+	size_t alen = strlen(a), blen = b ? strlen(b) : 0;
+	char *a_copy = malloc(alen ? alen : 1), *b_copy = malloc(blen ? blen : 1);
+	cr_assert(a_copy && b_copy);
+	memcpy(a_copy, a, alen);
+	if (b)
+		memcpy(b_copy, b, blen);
+	int64_t actual = 12345;
+	size_t taken = 99;
+	bool read = parse_timestamp_fields(a_copy, alen, b ? b_copy : NULL, blen, EPOCH_SECONDS,
+	                                   &actual, &taken);
+	free(a_copy);
+	free(b_copy);
+	if (read != readable)
+		cr_assert_fail("\"%s\" \"%s\": %s, expected %s", a, b ? b : "(none)",
+		               read ? "read" : "unreadable", readable ? "read" : "unreadable");
+	cr_assert_eq(taken, fields, "\"%s\" \"%s\": took %zu fields, expected %zu", a,
+	             b ? b : "(none)", taken, fields);
+	if (readable)
+		cr_assert_eq(actual, expected, "\"%s\" \"%s\": got %lld, expected %lld", a,
+		             b ? b : "(none)", (long long)actual, (long long)expected);
+	else
+		cr_assert_eq(actual, 12345, "\"%s\" \"%s\": output changed", a, b ? b : "(none)");
+}
+
+/* 2026-11-30T00:00:00Z, the midnight of the example's date. */
+#define EXAMPLE_MIDNIGHT_NS (EXAMPLE_NS - (2 * 3600 + 28 * 60 + 56) * NS)
+
+Test(pairs, fields_a_date_and_a_time)
+{
+	expect_fields("2026-11-30", "02:28:56", true, 2, EXAMPLE_NS);
+	expect_fields("2026-11-30", "02:28:56.25", true, 2, EXAMPLE_NS + 250000000);
+	expect_fields("2026-11-30", "03:28:56+01:00", true, 2, EXAMPLE_NS);
+	expect_fields("2026-11-30", "02:28:56Z", true, 2, EXAMPLE_NS);
+	expect_fields(" 2026-11-30\t", "\t02:28:56 ", true, 2, EXAMPLE_NS);
+	/* A leap second is the next minute's first, as in one field. */
+	expect_fields("2026-12-31", "23:59:60", true, 2, 1798761600LL * NS);
+}
+
+Test(pairs, fields_a_date_and_hours_and_minutes)
+{
+	expect_fields("2026-11-30", "02:28", true, 2, EXAMPLE_NS - 56 * NS);
+	expect_fields("2026-11-30", "03:28+01:00", true, 2, EXAMPLE_NS - 56 * NS);
+	expect_fields("2026-11-30", "02:28Z", true, 2, EXAMPLE_NS - 56 * NS);
+	expect_fields("2026-11-30", "00:00", true, 2, EXAMPLE_MIDNIGHT_NS);
+}
+
+/* A time shaped but out of range is unreadable: never the date's midnight. */
+Test(pairs, fields_a_date_and_an_invalid_time)
+{
+	const char *invalid[] = {
+		"25:00:00", "24:00", "12:60", "12:00:61", "2:28", "02:28:5", "02:28.5",
+		"02:28:56.", "02:28:56+24:00", "02:28:56+5", "123:00",
+	};
+	for (size_t i = 0; i < sizeof invalid / sizeof invalid[0]; i++)
+		expect_fields("2026-11-30", invalid[i], false, 2, 0);
+	/* Past 2262: the pair is the instant, and it is out of range. */
+	expect_fields("2262-04-11", "23:47:17", false, 2, 0);
+	expect_fields("2262-04-11", "23:47:16.854775807", true, 2, INT64_MAX);
+}
+
+/* Any other field after a date is an ordinary field: the date alone is its midnight. */
+Test(pairs, fields_a_date_and_no_time)
+{
+	const char *values[] = {"10", "10.5", "-3", "+3", "1e3", "0", "GET", "-", "T02:28:56",
+	                        "02:28:56x", "2026-11-30", "[30/Nov/2026:02:28:56", "+0000]",
+	                        "nan", "2001:db8::1", ""};
+	for (size_t i = 0; i < sizeof values / sizeof values[0]; i++)
+		expect_fields("2026-11-30", values[i], true, 1, EXAMPLE_MIDNIGHT_NS);
+	expect_fields("2026-11-30", NULL, true, 1, EXAMPLE_MIDNIGHT_NS);
+	expect_fields("1970-01-01", "10", true, 1, 0);
+	expect_fields("1677-09-21", "10", false, 1, 0);	/* its midnight is out of range */
+}
+
+/* A field that is not a date alone is read alone, whatever follows it. */
+Test(pairs, fields_other_first_fields)
+{
+	expect_fields("1796005736", "02:28:56", true, 1, EXAMPLE_NS);
+	expect_fields("1796005736.5", "10", true, 1, EXAMPLE_NS + 500000000);
+	expect_fields("2026-11-30T02:28:56Z", "02:28:56", true, 1, EXAMPLE_NS);
+	expect_fields("2026-11-30T02:28", "10", true, 1, EXAMPLE_NS - 56 * NS);
+	expect_fields("[30/Nov/2026:02:28:56]", "10", true, 1, EXAMPLE_NS);
+	expect_fields("30/Nov/2026:02:28:56", "10", true, 1, EXAMPLE_NS);
+	expect_fields("2026-11-31", "02:28:56", false, 1, 0);
+	expect_fields("2026-11-3", "02:28:56", false, 1, 0);
+	expect_fields("GET", "02:28:56", false, 1, 0);
+	expect_fields("", "02:28:56", false, 1, 0);
+}
+
+/* An unclosed bracket takes the next field, which must close it with its zone. */
+Test(pairs, fields_common_log_format)
+{
+	expect_fields("[30/Nov/2026:02:28:56", "+0000]", true, 2, EXAMPLE_NS);
+	expect_fields("[30/Nov/2026:03:28:56", "+01:00]", true, 2, EXAMPLE_NS);
+	expect_fields("[30/Nov/2026:02:28:56.5", "-0000]", true, 2, EXAMPLE_NS + 500000000);
+	expect_fields("[30/Nov/2026:02:28:56", "+0000", false, 2, 0);
+	expect_fields("[30/Nov/2026:02:28:56", "GET", false, 2, 0);
+	expect_fields("[30/Nov/2026:02:28:56", "10", false, 2, 0);
+	expect_fields("[30/Nov/2026:02:28:56", NULL, false, 1, 0);
+	expect_fields("[30/Nov/2026:02:28", "+0000]", false, 1, 0);
+	expect_fields("[31/Nov/2026:02:28:56", "+0000]", false, 1, 0);
+}
+
 /* ---------------------------------------------------------------------------------------
 ** Garbage, and the edges of the range.
 */
@@ -535,7 +706,7 @@ Test(garbage, refused)
 		"1.5e3", "0x10", "1,5", "nan", "inf", "1732933736s", "١٢٣",
 		"2026-13-01", "2026-00-01", "2026-11-30T25:00:00", "2026-11-30T24:00:00",
 		"2026-11-30T02:60:00", "2026-11-30T", "2026-11-30 T02:28:56", "2026-11-30  02:28:56",
-		"2026-11-30T02:28:56Zx", "2026-11-30T02:28", "2026-11-30T2:28:56", "2026-11-30T02:28:5",
+		"2026-11-30T02:28:56Zx", "2026-11-30T02:2", "2026-11-30T2:28:56", "2026-11-30T02:28:5",
 		"2026-11-30T02-28-56", "2026-11-30X02:28:56", "2026-1-30", "2026-11-3", "26-11-30",
 		"2026/11/30", "+2026-11-30", "-2026-11-30", "02026-11-30", "2026-11-30Z",
 		"02:28:56", "T02:28:56", "2026-11-30T02:28:56 Z", "2026-11-30_02:28:56",
@@ -838,13 +1009,37 @@ Test(garbage, mutated_timestamps)
 		size_t first_len = (size_t)(space - field);
 		if (!timestamp_is_first_half(field, first_len))
 			continue;
-		bool pair_ok = parse_timestamp_pair(field, first_len, space + 1, len - first_len - 1,
-		                                    &pair);
+		const char *second = space + 1;
+		size_t second_len = len - first_len - 1;
+		bool pair_ok = parse_timestamp_pair(field, first_len, second, second_len, &pair);
 		pairs_compared++;
 		pairs_accepted += pair_ok;
 		if (pair_ok != whole_ok || whole != pair)
 			cr_assert_fail("\"%.*s\": whole %d %lld, as a pair %d %lld", (int)len, text,
 			               whole_ok, (long long)whole, pair_ok, (long long)pair);
+		/* A time that a date takes is shaped like one; the whitespace reader agrees. */
+		int64_t from_fields = 0;
+		size_t taken = 0;
+		bool fields_ok = parse_timestamp_fields(field, first_len, second, second_len,
+		                                        EPOCH_SECONDS, &from_fields, &taken);
+		bool shaped = timestamp_is_time_shaped(second, second_len);
+		size_t lead = 0;
+		while (lead < first_len && field[lead] == '\t')
+			lead++;
+		bool clf = lead < first_len && field[lead] == '[';
+		if (pair_ok && !clf && !shaped)
+			cr_assert_fail("\"%.*s\": a pair whose time is not shaped", (int)len, text);
+		if (pair_ok && (!fields_ok || taken != 2 || from_fields != pair))
+			cr_assert_fail("\"%.*s\": pair %lld, fields %d %zu %lld", (int)len, text,
+			               (long long)pair, fields_ok, taken, (long long)from_fields);
+		/* A date and no time: the date alone; a date and a bad time: unreadable. */
+		int64_t date = 0;
+		bool date_ok = parse_timestamp(field, first_len, EPOCH_SECONDS, &date);
+		if (!pair_ok && !clf
+		    && (shaped ? fields_ok || taken != 2
+		               : fields_ok != date_ok || taken != 1 || from_fields != date))
+			cr_assert_fail("\"%.*s\": refused pair, fields %d %zu", (int)len, text,
+			               fields_ok, taken);
 	}
 	free(block);
 	cr_log_info("%d pairs compared, %d accepted", pairs_compared, pairs_accepted);
