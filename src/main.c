@@ -152,16 +152,81 @@ usage_error(const char *format, ...)
 	exit(EXIT_USAGE);
 }
 
-/* Parses -s, -m and the like: a positive integer up to max, or a usage error. */
+/*
+ * Parses -s, -m, -p and the like: an integer from min (0 or 1) to max, or a usage error
+ * that states that range.
+ */
 static uint64_t
-option_count(const char *option, const char *text, uint64_t max)
+option_count(const char *option, const char *text, uint64_t min, uint64_t max)
 {
 	uint64_t value;
 
-	if (parse_count(text, strlen(text), max, &value) != 0)
-		usage_error("invalid %s '%s': not an integer from 1 to %llu", option, text,
-		    (unsigned long long)max);
+	if (min == 0 && strcmp(text, "0") == 0)
+		return 0;
+	if (parse_count(text, strlen(text), max, &value) != 0 || value < min)
+		usage_error("invalid %s '%s': not an integer from %llu to %llu", option, text,
+		    (unsigned long long)min, (unsigned long long)max);
 	return value;
+}
+
+/*
+ * Ends the run after --help or --version: their text must have reached standard
+ * output, or it is a write error like any other.
+ */
+static int
+close_stdout(void)
+{
+	if (fflush(stdout) == 0 && !ferror(stdout))
+		return EXIT_OK;
+	warn_message("write error: %s", strerror(errno != 0 ? errno : EIO));
+	return EXIT_RESOURCE;
+}
+
+/*
+ * The signal that asked swag to stop (SIGHUP, SIGINT or SIGTERM), or 0.  Its handler
+ * only notes it: the pipeline ends at the next record boundary, the records written so
+ * far go out whole, and swag then ends by the same signal (end_by_signal).
+ */
+static volatile sig_atomic_t stop_signal;
+
+static void
+on_stop_signal(int signal_number)
+{
+	stop_signal = signal_number;
+}
+
+/*
+ * Catches SIGHUP, SIGINT and SIGTERM, except those the parent ignored (nohup, a
+ * background job); SA_RESETHAND makes a second one end swag at once, should a write
+ * be stuck.  SIGXFSZ is ignored: a write past the file-size limit then fails with
+ * EFBIG, and the output stops at the last record within the limit (output.h).
+ */
+static void
+catch_signals(void)
+{
+	static const int stop_signals[] = { SIGHUP, SIGINT, SIGTERM };
+
+	for (size_t i = 0; i < sizeof(stop_signals) / sizeof(stop_signals[0]); i++) {
+		struct sigaction action, old;
+
+		if (sigaction(stop_signals[i], NULL, &old) != 0 || old.sa_handler == SIG_IGN)
+			continue;
+		memset(&action, 0, sizeof(action));
+		action.sa_handler = on_stop_signal;
+		sigemptyset(&action.sa_mask);
+		action.sa_flags = SA_RESETHAND;	/* and no SA_RESTART: a read returns EINTR */
+		(void)sigaction(stop_signals[i], &action, NULL);
+	}
+	(void)signal(SIGXFSZ, SIG_IGN);
+}
+
+/* Ends swag by the signal that stopped it, as a shell expects (status 128 + n). */
+static int
+end_by_signal(int signal_number)
+{
+	(void)signal(signal_number, SIG_DFL);
+	(void)raise(signal_number);
+	return 128 + signal_number;	/* not reached */
 }
 
 /* Parses -d's and -o's argument: one character, or \t or tab for a TAB. */
@@ -356,26 +421,23 @@ main(int argc, char *argv[])
 			break;
 		case 'h':
 			help();
-			return fflush(stdout) == 0 && !ferror(stdout) ? EXIT_OK : EXIT_RESOURCE;
+			return close_stdout();
 		case 'm':
-			min_count = option_count("minimum count", optarg, UINT64_MAX / 2);
+			min_count = option_count("minimum count", optarg, 1, UINT64_MAX / 2);
 			break;
 		case 'o':
 			config.output_delimiter = option_delimiter(optarg);
 			have_output_delimiter = true;
 			break;
 		case 'p':
-			if (strcmp(optarg, "0") == 0)
-				config.precision = 0;
-			else
-				config.precision = (int)option_count("precision", optarg,
-				    NUMPRINT_PRECISION_MAX);
+			config.precision = (int)option_count("precision", optarg, 0,
+			    NUMPRINT_PRECISION_MAX);
 			break;
 		case 'q':
 			quiet = true;
 			break;
 		case 's':
-			config.step = option_count("step", optarg, UINT64_MAX / 2);
+			config.step = option_count("step", optarg, 1, UINT64_MAX / 2);
 			break;
 		case 't':
 			config.has_time = true;
@@ -383,7 +445,7 @@ main(int argc, char *argv[])
 			break;
 		case 'V':
 			puts("swag " SWAG_VERSION);
-			return fflush(stdout) == 0 && !ferror(stdout) ? EXIT_OK : EXIT_RESOURCE;
+			return close_stdout();
 		case 'w':
 			if (window_parse(optarg, strlen(optarg), &default_window) != 0)
 				usage_error("invalid window '%s': a row count from 1 to %llu, or a "
@@ -403,9 +465,7 @@ main(int argc, char *argv[])
 				usage_error("invalid epoch unit '%s': s, ms, us or ns", optarg);
 			break;
 		case OPTION_HLL_BITS:
-			hll_bits = option_count("HyperLogLog precision", optarg, 18);
-			if (hll_bits < 4)
-				usage_error("invalid HyperLogLog precision '%s': from 4 to 18", optarg);
+			hll_bits = option_count("HyperLogLog precision", optarg, 4, 18);
 			break;
 		case OPTION_NA:
 			mem_free((void *)config.na_texts);
@@ -475,9 +535,11 @@ main(int argc, char *argv[])
 	if (!have_output_delimiter && config.input_delimiter != '\0')
 		config.output_delimiter = config.input_delimiter;
 
+	config.stop = &stop_signal;
+	catch_signals();
 	output_init(&out, STDOUT_FILENO);
 	status = pipeline_run(&config, STDIN_FILENO, &out, &report);
-	if (output_flush(&out) != 0 && status != PIPELINE_WRITE_ERROR) {
+	if (output_finish(&out) != 0 && status != PIPELINE_WRITE_ERROR) {
 		status = PIPELINE_WRITE_ERROR;
 		report.error_number = out.error;
 	}
@@ -522,6 +584,8 @@ main(int argc, char *argv[])
 		warn_message("out of memory");
 		exit_status = EXIT_RESOURCE;
 		break;
+	case PIPELINE_STOPPED:
+		break;
 	}
 	/* Under --strict the message above says all; else each kind of problem is summed up. */
 	if (!quiet && status != PIPELINE_BAD_INPUT && status != PIPELINE_UNKNOWN_COLUMN)
@@ -529,5 +593,7 @@ main(int argc, char *argv[])
 	mem_free(report.header_names);
 	mem_free(specs);
 	mem_free((void *)config.na_texts);
+	if (status == PIPELINE_STOPPED)
+		return end_by_signal(stop_signal);
 	return exit_status;
 }

@@ -1,15 +1,27 @@
 /*
- * output.h: buffered output to a file descriptor.
+ * output.h: buffered output to a file descriptor, in whole records.
  *
  * Results are formatted straight into one buffer that goes out with write(2) when it
  * is full and whenever the reader is about to wait for input, so a pipeline sees
- * each result at once while bulk input leaves in large blocks.  A failed write is
- * remembered: every later call does nothing, and output_error() tells the errno.
+ * each result at once while bulk input leaves in large blocks.
+ *
+ * What goes out is whole records, each closed by output_end_record(): a record still
+ * being formatted when the buffer fills stays in it for the next write, unless it is
+ * longer than half the buffer.  So whatever ends swag between two writes (a signal, a
+ * crash) leaves the output ending with a whole record.  A write that stops short, is
+ * interrupted by a signal, or meets a descriptor set non-blocking (EAGAIN: swag waits
+ * with poll()) is carried on to its end.  Under a file-size limit (RLIMIT_FSIZE) on a
+ * regular file, the output stops at the last record end within the limit and the
+ * write fails with EFBIG.
+ *
+ * A failed write is remembered: every later call does nothing, and out->error tells
+ * the errno.
  */
 #ifndef SWAG_OUTPUT_H
 #define SWAG_OUTPUT_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <string.h>
 
 #define OUTPUT_BUFFER_SIZE (64 * 1024)
@@ -17,15 +29,26 @@
 struct output {
 	int fd;
 	int error;		/* errno of the first failed write, or 0 */
+	uint64_t room;		/* bytes the file-size limit still allows, or UINT64_MAX */
 	size_t len;
+	size_t record_end;	/* buf[0, record_end) holds whole records */
 	char buf[OUTPUT_BUFFER_SIZE];
 };
 
-/* Prepares out to write to fd. */
+/* Prepares out to write to fd, noting the file-size limit when fd is a regular file. */
 void output_init(struct output *out, int fd);
 
-/* Writes what is buffered.  Returns 0, or -1 when a write fails (errno in out->error). */
+/*
+ * Writes the whole records buffered (an unfinished last record too when it is longer
+ * than half the buffer).  Returns 0, or -1 when a write fails (errno in out->error).
+ */
 int output_flush(struct output *out);
+
+/* Writes everything buffered, whole records or not: at the end of the run. */
+int output_finish(struct output *out);
+
+/* Writes the records before a record that crosses the file-size limit; fails with EFBIG. */
+void output_limit_reached(struct output *out);
 
 /* Appends n bytes of any length. */
 void output_write_long(struct output *out, const void *bytes, size_t n);
@@ -67,6 +90,17 @@ output_byte(struct output *out, char c)
 	if (out->len == OUTPUT_BUFFER_SIZE)
 		output_flush(out);
 	out->buf[out->len++] = c;
+}
+
+/* Ends a record with its line end: what is buffered so far may go out. */
+static inline void
+output_end_record(struct output *out)
+{
+	output_byte(out, '\n');
+	if (__builtin_expect(out->len > out->room, 0))
+		output_limit_reached(out);
+	else
+		out->record_end = out->len;
 }
 
 #endif /* SWAG_OUTPUT_H */

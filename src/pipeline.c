@@ -94,6 +94,13 @@ struct plain_spec {
 	struct agg_result *results;	/* its results in the batch */
 };
 
+/* True once a signal has asked the run to end (config->stop). */
+static inline bool
+stop_requested(const struct pipeline *p)
+{
+	return p->config->stop != NULL && *p->config->stop != 0;
+}
+
 /* The idle hook of the reader: flushes what is written before input is awaited. */
 static int
 pipeline_idle(void *context)
@@ -703,7 +710,7 @@ pipeline_data_record(struct pipeline *p, const struct record *record)
 				output_byte(p->out, config->output_delimiter);
 			write_result(p, &results[i]);
 		}
-		output_byte(p->out, '\n');
+		output_end_record(p->out);
 	}
 	if (p->reclaim)
 		pipeline_reclaim(p);
@@ -876,7 +883,7 @@ pipeline_header(struct pipeline *p, const struct record *record)
 			return false;
 		}
 	}
-	output_byte(out, '\n');
+	output_end_record(out);
 	return true;
 }
 
@@ -901,6 +908,10 @@ pipeline_record(void *context, const struct record *record)
 	}
 	if (p->out->error != 0) {
 		p->status = PIPELINE_WRITE_ERROR;
+		return -1;
+	}
+	if (stop_requested(p)) {
+		p->status = PIPELINE_STOPPED;
 		return -1;
 	}
 	return 0;
@@ -931,6 +942,8 @@ reader_failure(struct pipeline *p, enum reader_status rs)
 		return PIPELINE_UTF16;
 	case READER_IDLE_ERROR:
 		return PIPELINE_WRITE_ERROR;
+	case READER_STOPPED:
+		return PIPELINE_STOPPED;
 	default:
 		return PIPELINE_OK;
 	}
@@ -1121,12 +1134,14 @@ plain_rows_loop(struct pipeline *p, struct reader *reader, bool single,
 						output_byte(out, config->output_delimiter);
 					write_result(p, &spec->results[k]);
 				}
-				output_byte(out, '\n');
+				output_end_record(out);
 			}
 			if (out->error != 0)
 				return PIPELINE_WRITE_ERROR;
 			if (stop != PIPELINE_OK)
 				return stop;
+			if (stop_requested(p))
+				return PIPELINE_STOPPED;
 		}
 	}
 	return reader_failure(p, rs);
@@ -1309,7 +1324,7 @@ pipeline_run(const struct pipeline_config *config, int in_fd, struct output *out
 
 	memset(report, 0, sizeof(*report));
 	if (pipeline_init(&p, config) != 0 ||
-	    (reader = reader_create(in_fd, pipeline_idle, out)) == NULL) {
+	    (reader = reader_create(in_fd, pipeline_idle, out, config->stop)) == NULL) {
 		status = PIPELINE_NO_MEMORY;
 	} else {
 		p.out = out;

@@ -10,6 +10,7 @@
 #ifndef SWAG_PIPELINE_H
 #define SWAG_PIPELINE_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -42,6 +43,9 @@ struct pipeline_config {
 	bool has_group;			/* -g: windows per key */
 	struct column_ref group_column;
 	uint64_t hash_seed;		/* seeds the key table against flooding */
+	const volatile sig_atomic_t *stop; /* a signal handler's flag, or NULL: once it
+					   is nonzero the run ends at the next record
+					   boundary with PIPELINE_STOPPED */
 };
 
 /* The kinds of bad input that are counted (or, with --strict, fatal). */
@@ -70,7 +74,8 @@ enum pipeline_status {
 	PIPELINE_UNKNOWN_COLUMN, /* failed_column_name is no column of the header */
 	PIPELINE_READ_ERROR,	/* errno in error_number */
 	PIPELINE_WRITE_ERROR,	/* errno in error_number */
-	PIPELINE_NO_MEMORY
+	PIPELINE_NO_MEMORY,
+	PIPELINE_STOPPED	/* *config->stop was set: every result so far is written */
 };
 
 #define PIPELINE_QUOTE_MAX 64

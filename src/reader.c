@@ -10,7 +10,8 @@
 #include "reader.h"
 
 struct reader *
-reader_create(int fd, int (*idle)(void *context), void *context)
+reader_create(int fd, int (*idle)(void *context), void *context,
+    const volatile sig_atomic_t *stop)
 {
 	struct reader *r = mem_realloc(NULL, sizeof(*r));
 
@@ -25,6 +26,7 @@ reader_create(int fd, int (*idle)(void *context), void *context)
 	r->fd = fd;
 	r->idle = idle;
 	r->context = context;
+	r->stop = stop;
 	r->cap = READER_BLOCK;
 	r->start = r->end = r->scanned = 0;
 	r->eof = false;
@@ -79,11 +81,19 @@ reader_fill(struct reader *r)
 	}
 	if (r->idle != NULL && !reader_ready(r) && r->idle(r->context) != 0)
 		return READER_IDLE_ERROR;
-	do
-		n = read(r->fd, r->buf + r->end, r->cap - r->end);
-	while (n < 0 && errno == EINTR);
-	if (n < 0)
-		return READER_READ_ERROR;
+	while ((n = read(r->fd, r->buf + r->end, r->cap - r->end)) < 0) {
+		if (errno == EAGAIN || errno == EWOULDBLOCK) {
+			/* Non-blocking input (the parent's choice): wait as a read would. */
+			struct pollfd p = { .fd = r->fd, .events = POLLIN };
+
+			if (poll(&p, 1, -1) < 0 && errno != EINTR)
+				return READER_READ_ERROR;
+		} else if (errno != EINTR) {
+			return READER_READ_ERROR;
+		}
+		if (r->stop != NULL && *r->stop)
+			return READER_STOPPED;
+	}
 	if (n == 0)
 		r->eof = true;
 	r->end += (size_t)n;

@@ -11,11 +11,14 @@
  *
  * Before it would wait for input it calls the idle hook (swag flushes its output
  * there): a pipe that delivers a line now and then gets each result at once, while a
- * file or a fast pipe, always ready, is read without a pause.
+ * file or a fast pipe, always ready, is read without a pause.  A descriptor that its
+ * parent set non-blocking is waited on with poll(); a signal that interrupts the wait
+ * ends it with READER_STOPPED when the stop flag given to reader_create is set.
  */
 #ifndef SWAG_READER_H
 #define SWAG_READER_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -30,7 +33,8 @@ enum reader_status {
 	READER_READ_ERROR = -1,	/* read(2) failed; errno tells why */
 	READER_NO_MEMORY = -2,	/* a longer line did not fit in memory */
 	READER_UTF16 = -3,	/* the input starts with a UTF-16 byte-order mark */
-	READER_IDLE_ERROR = -4	/* the idle hook failed */
+	READER_IDLE_ERROR = -4,	/* the idle hook failed */
+	READER_STOPPED = -5	/* a signal set the stop flag while input was awaited */
 };
 
 /*
@@ -42,6 +46,7 @@ struct reader {
 	int fd;
 	int (*idle)(void *context);
 	void *context;
+	const volatile sig_atomic_t *stop;	/* or NULL */
 	char *buf;		/* cap bytes, then READER_PAD bytes always initialised */
 	size_t cap;
 	size_t start;		/* the unread data is buf[start, end) */
@@ -54,10 +59,13 @@ struct reader {
 
 /*
  * Makes a reader of fd.  idle(context), when not NULL, is called before every read
- * that would block; a nonzero return stops the reader with READER_IDLE_ERROR.
+ * that would block; a nonzero return stops the reader with READER_IDLE_ERROR.  stop,
+ * when not NULL, is a signal handler's flag: a read or wait that a signal interrupts
+ * returns READER_STOPPED when it is nonzero, and is tried again when it is zero.
  * Returns NULL when memory is short.
  */
-struct reader *reader_create(int fd, int (*idle)(void *context), void *context);
+struct reader *reader_create(int fd, int (*idle)(void *context), void *context,
+    const volatile sig_atomic_t *stop);
 
 void reader_destroy(struct reader *reader);
 

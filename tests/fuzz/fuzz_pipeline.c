@@ -18,7 +18,7 @@
  *   byte 6   the third aggregate (low nibble) and its column (bits 4-5); bit 6: with
  *            -H, name the columns a, b, c, d rather than number them
  *
- * Beyond no crash, no leak and no undefined behaviour, it checks what the contract
+ * Beyond no crash, no leak and no undefined behaviour, it checks what the man page
  * promises of a run that ends well (and, of one that stops, that nothing more was
  * written):
  *
@@ -447,7 +447,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	output_init(&out, out_fd);
 	status = pipeline_run(&config, in_fd, &out, &report);
-	if (output_flush(&out) != 0)
+	if (output_finish(&out) != 0)
 		fail("cannot write to the output memfd");
 	mem_free(report.header_names);
 
@@ -463,6 +463,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	case PIPELINE_WRITE_ERROR:
 	case PIPELINE_NO_MEMORY:
 		fail("an input/output or memory error from a memfd and a small input");
+		break;
+	case PIPELINE_STOPPED:
+		fail("a stop without a stop flag");
 		break;
 	default:
 		fail("a status outside enum pipeline_status");

@@ -36,6 +36,16 @@ expect_eq "--help synopsis" "$(head -n 1 "$TMP/help")" "usage: swag [OPTION]... 
 "$SWAG" --version > "$TMP/version"
 expect_eq "--version status" "$?" 0
 expect_eq "--version" "$(cut -d ' ' -f 1 "$TMP/version")" swag
-"$SWAG" --help > /dev/full 2> /dev/null
+# Like every other write, theirs fail with a message (once, silently).
+"$SWAG" --help > /dev/full 2> "$TMP/err"
 expect_eq "--help to /dev/full status" "$?" 3
+expect_eq "--help to /dev/full message" "$(cat "$TMP/err")" \
+	"swag: write error: No space left on device"
+"$SWAG" -V > /dev/full 2> "$TMP/err"
+expect_eq "-V to /dev/full status" "$?" 3
+expect_eq "-V to /dev/full message" "$(cat "$TMP/err")" "swag: write error: No space left on device"
+"$SWAG" --help >&- 2> "$TMP/err"
+expect_eq "--help to a closed stdout status" "$?" 3
+expect_eq "--help to a closed stdout message" "$(cat "$TMP/err")" \
+	"swag: write error: Bad file descriptor"
 finish

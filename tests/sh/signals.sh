@@ -1,0 +1,123 @@
+# Whole lines whatever ends the run (man page, SIGNALS): SIGTERM, SIGINT or SIGHUP
+# mid-stream, a file-size limit; and input and output that the parent set non-blocking.
+. tests/sh/lib.bash
+
+seq 1 300000 > "$TMP/numbers"
+
+# wait_for_output FILE: until FILE has some bytes (a running swag has begun writing).
+wait_for_output() {
+	local i
+	for i in $(seq 200); do
+		[ -s "$1" ] && return 0
+		sleep 0.05
+	done
+	fail "no output in $1 after 10 s"
+}
+
+# expect_whole_lines WHAT FILE: FILE ends in a line end, and every line is the sum of a
+# window of one record of seq 1 N, that is its own line number: nothing torn.
+expect_whole_lines() {
+	local lines
+	expect_eq "$1: last byte" "$(tail -c 1 "$2" | od -An -c | tr -d ' ')" '\n'
+	lines=$(wc -l < "$2")
+	checks=$((checks + 1))
+	[ "$lines" -gt 0 ] || fail "$1: no lines"
+	expect_eq "$1: the last line is whole" "$(tail -n 1 "$2")" "$lines"
+}
+
+# A signal mid-stream: swag finishes the records it holds and ends by that signal
+# (128 + n), silently.  Input that is always ready (yes) is read without a pause, so
+# the output goes out only when its buffer is full, which a record of three fields
+# straddles most of the time.  SIGINT is reset to its default first: a background job
+# of a script starts with it ignored, and swag leaves an ignored signal ignored.
+for signal in TERM:143 INT:130 HUP:129; do
+	yes 1 | env --default-signal="${signal%:*}" "$SWAG" -w 1 -p 4 sum sum sum > "$TMP/out" \
+		2> "$TMP/err" &
+	pid=$!
+	wait_for_output "$TMP/out"
+	kill -s "${signal%:*}" "$pid"
+	wait "$pid" 2> /dev/null
+	expect_eq "SIG${signal%:*} mid-stream: status" "$?" "${signal#*:}"
+	expect_eq "SIG${signal%:*} mid-stream: last byte" \
+		"$(tail -c 1 "$TMP/out" | od -An -c | tr -d ' ')" '\n'
+	expect_eq "SIG${signal%:*} mid-stream: torn lines" \
+		"$(grep -cvx '1.0000	1.0000	1.0000' "$TMP/out")" 0
+	expect_eq "SIG${signal%:*} mid-stream: stderr" "$(cat "$TMP/err")" ""
+done
+
+# A signal while swag waits for input (tail -f): every result so far is out.
+mkfifo "$TMP/fifo"
+"$SWAG" -w 2 sum < "$TMP/fifo" > "$TMP/out" &
+pid=$!
+exec 3> "$TMP/fifo"
+printf '1\n2\n5\n' >&3
+for i in $(seq 200); do
+	[ "$(wc -l < "$TMP/out")" = 3 ] && break
+	sleep 0.05
+done
+kill -s TERM "$pid"
+wait "$pid" 2> /dev/null
+expect_eq "SIGTERM while waiting: status" "$?" 143
+exec 3>&-
+expect_eq "SIGTERM while waiting: output" "$(tr '\n' ' ' < "$TMP/out")" "1 3 7 "
+
+# A signal the parent ignored (nohup) stays ignored.
+env --ignore-signal=HUP "$SWAG" -w 1 sum < "$TMP/fifo" > "$TMP/out" &
+pid=$!
+exec 3> "$TMP/fifo"
+printf '1\n' >&3
+wait_for_output "$TMP/out"
+kill -s HUP "$pid"
+printf '2\n' >&3
+exec 3>&-
+wait "$pid" 2> /dev/null
+expect_eq "ignored SIGHUP: status" "$?" 0
+expect_eq "ignored SIGHUP: output" "$(tr '\n' ' ' < "$TMP/out")" "1 2 "
+
+# A second signal ends swag at once, even in a write that cannot finish: here nobody
+# reads the FIFO it writes to.
+mkfifo "$TMP/stuck"
+exec 4<> "$TMP/stuck"
+"$SWAG" -w 1 sum < "$TMP/numbers" > "$TMP/stuck" &
+pid=$!
+sleep 0.3
+kill -s TERM "$pid"
+sleep 0.3
+checks=$((checks + 1))
+kill -0 "$pid" 2> /dev/null || fail "swag ended before its write could finish"
+kill -s TERM "$pid"
+wait "$pid" 2> /dev/null
+expect_eq "second SIGTERM: status" "$?" 143
+exec 4<&-
+
+# A file-size limit (ulimit -f, in KiB): the output stops at the last whole record
+# within it, and swag says so with exit status 3 instead of dying by SIGXFSZ.
+(ulimit -f 10; "$SWAG" -w 1 sum < "$TMP/numbers" > "$TMP/limited" 2> "$TMP/err")
+expect_eq "file-size limit: status" "$?" 3
+expect_eq "file-size limit: message" "$(cat "$TMP/err")" "swag: write error: File too large"
+expect_whole_lines "file-size limit" "$TMP/limited"
+size=$(wc -c < "$TMP/limited")
+next=$(($(wc -l < "$TMP/limited") + 1))
+checks=$((checks + 1))
+[ "$size" -le 10240 ] && [ $((size + ${#next} + 1)) -gt 10240 ] ||
+	fail "file-size limit: $size bytes written, the next record would fit in 10240"
+
+# Input and output set non-blocking by the parent (as some supervisors and Node.js
+# leave them): swag waits with poll() instead of failing with EAGAIN.
+nonblocking() {
+	perl -MFcntl -e 'for my $fh (*STDIN, *STDOUT) {
+		my $flags = fcntl($fh, F_GETFL, 0) or die "F_GETFL: $!";
+		fcntl($fh, F_SETFL, $flags | O_NONBLOCK) or die "F_SETFL: $!";
+	} exec @ARGV or die "exec: $!"' "$@"
+}
+{ sleep 0.2; seq 1 1000; sleep 0.2; seq 1001 2000; } |
+	nonblocking "$SWAG" -w 1 sum > "$TMP/out" 2> "$TMP/err"
+expect_eq "non-blocking input: status" "$?" 0
+expect_eq "non-blocking input: stderr" "$(cat "$TMP/err")" ""
+expect_whole_lines "non-blocking input" "$TMP/out"
+expect_eq "non-blocking input: lines" "$(wc -l < "$TMP/out")" 2000
+nonblocking "$SWAG" -w 1 sum < "$TMP/numbers" 2> "$TMP/err" | { sleep 0.3; cat; } > "$TMP/out"
+expect_eq "non-blocking output: stderr" "$(cat "$TMP/err")" ""
+expect_whole_lines "non-blocking output" "$TMP/out"
+expect_eq "non-blocking output: lines" "$(wc -l < "$TMP/out")" 300000
+finish
