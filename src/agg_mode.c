@@ -1,7 +1,7 @@
 /*
  * agg_mode.c: mode, the most frequent field in the window, printed as it appeared.
  *
- * Ties go to the smallest value (CONTRACT.md): fields that are numbers first, in
+ * Ties go to the smallest value (swag(1), AGGREGATES): fields that are numbers first, in
  * numeric order with NaN after every other number and equal numbers by their text,
  * then the other fields, bytewise.  A field is identified by its exact text, so `1`
  * and `1.0` are two values that tie numerically and are then ordered by text.
@@ -413,7 +413,7 @@ heap_remove(struct mode_window *w, size_t position)
 }
 
 /*
- * Gives item its rank and order key, read from its entry's text by the contract's
+ * Gives item its rank and order key, read from its entry's text by the man page's
  * number grammar, unless it has them already.  Done lazily: most entries of a
  * long-tailed stream arrive once and leave again without ever being compared.
  */

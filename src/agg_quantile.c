@@ -108,7 +108,7 @@
 
 /*
  * The rank and interpolation fraction of percentile q over m sorted numbers, computed
- * exactly as the contract writes it: h = (m - 1)·q, lo = floor(h), fraction = h - lo.
+ * exactly as swag(1) writes it (AGGREGATES): h = (m - 1)·q, lo = floor(h), fraction = h - lo.
  * The heap sizes its lower part from lo, so it must be this one function.
  */
 static inline uint64_t
@@ -123,7 +123,7 @@ quantile_rank(uint64_t m, double q, double *fraction)
 }
 
 /*
- * The contract's interpolation between x[lo] = lower and x[lo+1] = upper.  Equal
+ * The man page's interpolation between x[lo] = lower and x[lo+1] = upper.  Equal
  * neighbours give lower without arithmetic, so two +inf give +inf and not
  * inf - inf = NaN; otherwise IEEE arithmetic decides (-inf and +inf give NaN).
  */
@@ -1286,7 +1286,7 @@ heap_clean(struct heap_window *w)
 		w->result_state = RESULT_INTERPOLATE;
 }
 
-/* Stores the window's percentile in *result, null as the contract says. */
+/* Stores the window's percentile in *result, null as the man page says. */
 static inline void
 heap_result(struct heap_window *w, struct agg_result *result)
 {
@@ -1474,7 +1474,7 @@ heap_check(const struct heap_window *w)
  * load away; a push is a binary search and a memmove, a pop the same for the oldest
  * value, which the ring stores.  Equal values are interchangeable, so a pop removes
  * any one equal to the leaving value (with ±0 equal, the survivor may be the other
- * zero, which the contract allows).
+ * zero, which the man page allows).
  */
 
 /* Ring words of the sorted window: a number's bits, or one of these two NaNs. */
@@ -1717,7 +1717,7 @@ quantile_window_result(struct agg *agg, double q, struct agg_result *result)
 	result->number = quantile_window_value(agg, q);
 }
 
-/* Stores the configured percentile of the window in *result (null as the contract says). */
+/* Stores the configured percentile of the window in *result (null as the man page says). */
 static void
 quantile_result(struct agg *agg, struct agg_result *result)
 {

@@ -2,7 +2,7 @@
  * agg_quantile.h: median and the percentiles pN, each with a window structure of its
  * own (see agg_quantile.c for the structures and the benchmark that chose them).
  *
- * The result follows the contract: over the n numbers of the window sorted as
+ * The result follows swag(1), AGGREGATES: over the n numbers of the window sorted as
  * x[0..n-1], with h = (n - 1)·q and lo = floor(h), it is x[lo] when h is integral or
  * x[lo] == x[lo+1], else x[lo] + (h - lo)·(x[lo+1] - x[lo]).  A NaN in the window makes
  * it NaN; it is null when the window holds no number or fewer than params->min_count.
@@ -49,7 +49,7 @@ bool quantile_window_serves(const struct agg *agg, double q);
 uint64_t quantile_window_count(const struct agg *agg);
 
 /*
- * Returns percentile q of agg's window by the contract's formula, NaN when the window
+ * Returns percentile q of agg's window by the man page's formula, NaN when the window
  * holds a NaN.  The window must hold at least one value that is not NaN or some NaN
  * (quantile_window_count(agg) > 0), and quantile_window_serves(agg, q) must be true.
  * Never fails.  It does not change what the window holds, but it may finish a pop

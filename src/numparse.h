@@ -14,7 +14,7 @@
 /*
 ** Parses the whole of s[0..len) as a number. s need not be NUL-terminated and may hold any
 ** byte; no byte outside s[0..len) is read, so the field needs no padding after it. The
-** grammar (CONTRACT.md, "Values and output"):
+** grammar (swag(1), INPUT):
 **
 **     number  := blank* [+-]? body blank*          blank is a space or a TAB
 **     body    := digits ("." digits?)? exponent?   at least one digit in the body,

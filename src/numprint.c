@@ -545,7 +545,7 @@ static inline __attribute__((always_inline)) int write_significand(char *p, uint
 
 /*
 ** Writes d = significand * 10^exponent (significand in [10^15, 10^17), perhaps ending in
-** zeros) as the contract wants: its digits without the trailing zeros, in plain decimal
+** zeros) as swag(1) prints them (OUTPUT): its digits without the trailing zeros, in plain decimal
 ** when the leading digit's power of ten is -5..15, in printf's %e style otherwise.
 ** Returns the number of bytes written, at most 23; it may write scratch bytes after
 ** them, up to buf + 31.
@@ -668,7 +668,7 @@ size_t format_number(double x, char *buf)
 		if (b.exponent_field == EXPONENT_FIELD_MAX)
 			return write_special(buf, b.significand, b.negative);
 		if (b.c == 0) {
-			buf[0] = '0'; /* -0 too: the contract prints it without a sign */
+			buf[0] = '0'; /* -0 too: swag(1) prints it without a sign */
 			return 1;
 		}
 	}

@@ -26,7 +26,7 @@
 
 /*
 ** Writes x into buf[0..NUMPRINT_SHORTEST_MAX) in the shortest form that strtod reads
-** back to the same double (CONTRACT.md, "Values and output"):
+** back to the same double (swag(1), OUTPUT):
 **
 **   - an integral value below 2^53 in magnitude as a plain integer: "14", "-3",
 **     "100000000"; both zeros as "0";

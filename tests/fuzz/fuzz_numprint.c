@@ -7,8 +7,8 @@
  * clamping.  format_number must read back through strtod to the same bits (a NaN
  * prints "nan", both zeros "0"), never take more than 24 bytes of text, never write
  * past its NUMPRINT_SHORTEST_MAX buffer, use the fewest significant digits that
- * round-trip, and choose plain or exponent notation by the contract's rule.
- * format_fixed must match snprintf's %.*f byte for byte, with the contract's
+ * round-trip, and choose plain or exponent notation by the man page's rule.
+ * format_fixed must match snprintf's %.*f byte for byte, with the man page's
  * exceptions (no "-" on a result whose digits are all zero, "nan" for any NaN).
  * Both write into heap blocks of exactly their documented size, so AddressSanitizer
  * catches a write past them.

@@ -1,4 +1,4 @@
-# Write and read errors, SIGPIPE and a closed stdout end as the contract says.
+# Write and read errors, SIGPIPE and a closed stdout end as swag(1) says (EXIT STATUS).
 . tests/sh/lib.bash
 
 seq 1 100000 > "$TMP/numbers"

@@ -1,12 +1,12 @@
 /*
  * test_mode.c: the mode aggregate against a naive recomputation of every window,
- * the contract's tie-break cases one by one, and the work and memory bounds of its
+ * the man page's tie-break cases one by one, and the work and memory bounds of its
  * window structure, checked by counting (probes, comparisons, capacities) rather
  * than timing.
  *
  * The naive reference counts every value of the window from scratch after each
  * operation and picks the most frequent by a comparison written apart from the
- * one in agg_mode.c, from the contract's sentence: numbers first, numerically, NaN
+ * one in agg_mode.c, from the man page's sentence: numbers first, numerically, NaN
  * after every other number, equal numbers by text; then the rest bytewise.
  */
 #include <criterion/criterion.h>
@@ -84,7 +84,7 @@ struct pool {
 	double *number;
 };
 
-/* Texts whose order the contract pins down, and pairs it tells apart. */
+/* Texts whose order the man page pins down, and pairs it tells apart. */
 static const char *const tricky_texts[] = {
 	"1", "1.0", "01", "+1", "1e0", "1.", "001", "10", "9", "2", "-1", "-10", "-1.0",
 	"nan", "NaN", "NAN", "-nan", "+nan", "inf", "-inf", "Inf", "infinity", "-Infinity",
@@ -378,7 +378,7 @@ Test(mode, random_against_naive_min_count)
 	pool_free(&pool);
 }
 
-/* One window's fields, in order, and the mode the contract gives (NULL: null). */
+/* One window's fields, in order, and the mode the man page gives (NULL: null). */
 struct tie_case {
 	const char *fields[6];
 	const char *mode;
@@ -427,7 +427,7 @@ static const struct tie_case tie_cases[] = {
 	{ { NULL }, NULL },
 };
 
-Test(mode, tie_break_cases_from_the_contract)
+Test(mode, tie_break_cases_from_the_man_page)
 {
 	for (size_t c = 0; c < sizeof(tie_cases) / sizeof(tie_cases[0]); c++) {
 		const struct tie_case *t = &tie_cases[c];

@@ -1,13 +1,13 @@
 /*
 ** test_numprint.c: format_number, format_fixed and format_uint against the C library.
 **
-** The contract's examples come first, as a table. Then the random sweeps, which check
+** The man page's examples come first, as a table. Then the random sweeps, which check
 ** properties rather than copied answers:
 **
 **   - format_number's text reads back (strtod) to the same bits; it has the fewest
 **     significant digits that can, and among those the ones nearest the exact value,
 **     judged by glibc's correctly rounded "%.*e"; and its layout (plain or exponent,
-**     where the point goes) is exactly the contract's for those digits;
+**     where the point goes) is exactly the man page's for those digits;
 **   - format_fixed equals glibc's "%.*f" byte for byte, but for the sign of zero.
 **
 ** Every sweep uses a fixed seed, so a failure repeats. The sweeps are split into several
@@ -113,7 +113,7 @@ static const char *fixed_text(double x, int precision)
 }
 
 /* ---------------------------------------------------------------------------------- */
-/* format_number: the contract's examples and the edges of each notation.             */
+/* format_number: the man page's examples and the edges of each notation.             */
 /* ---------------------------------------------------------------------------------- */
 
 struct number_case {
@@ -121,7 +121,7 @@ struct number_case {
 	const char *text;
 };
 
-Test(format_number, contract_examples_and_edges)
+Test(format_number, man_page_examples_and_edges)
 {
 	const struct number_case cases[] = {
 		{0.0, "0"},
@@ -237,10 +237,10 @@ static bool same_decimal(struct significant a, struct significant b)
 }
 
 /*
-** The text the contract asks for, given the (independently checked) significant digits:
+** The text the man page asks for, given the (independently checked) significant digits:
 ** built here the slow, obvious way, to compare with format_number's fast one.
 */
-static void contract_layout(bool negative, struct significant s, char *out)
+static void man_page_layout(bool negative, struct significant s, char *out)
 {
 	int e = s.leading_exponent;
 	char *p = out;
@@ -343,8 +343,8 @@ static void nearest_shorter(const char *ref, int count, double ax, char *out, si
 }
 
 /*
-** Checks everything the contract says of format_number(x) for a finite x that is not
-** zero: the text reads back to x; its layout is the contract's; its digits are the
+** Checks everything the man page says of format_number(x) for a finite x that is not
+** zero: the text reads back to x; its layout is the man page's; its digits are the
 ** correctly rounded ones of their length when those read back, otherwise the only
 ** other candidate of that length; and no decimal with one digit fewer reads back.
 */
@@ -359,7 +359,7 @@ static void check_shortest(double x)
 	cr_assert_eq(bits_of(strtod(text, NULL)), bits_of(x),
 	             "format_number(%a) = '%s' does not read back", x, text);
 	ours = significant_of(text);
-	contract_layout(x < 0, ours, expected);
+	man_page_layout(x < 0, ours, expected);
 	cr_assert_str_eq(text, expected, "format_number(%a): layout", x);
 
 	/* The nearest decimal of the same length, if it reads back, is ours. */
@@ -607,7 +607,7 @@ Test(format_number, every_place_of_the_point)
 /* format_fixed                                                                       */
 /* ---------------------------------------------------------------------------------- */
 
-/* printf's "%.*f" with the contract's sign of zero, NUL-terminated in out. */
+/* printf's "%.*f" with the man page's sign of zero, NUL-terminated in out. */
 static void reference_fixed(double x, int precision, char *out, size_t size)
 {
 	int length;

@@ -1,9 +1,9 @@
 /*
  * test_quantile.c: median and pN (agg_quantile.c) against a naive recomputation of
- * each window, and the contract's edge cases one by one.
+ * each window, and the man page's edge cases one by one.
  *
  * The naive reference copies the window's numbers, sorts them with qsort and applies
- * the contract's formula with the same double arithmetic, so every result must be
+ * the man page's formula with the same double arithmetic, so every result must be
  * bit-identical to it; only the sign of a zero may differ, since -0 and +0 are equal
  * and either may sort first.
  */
@@ -57,7 +57,7 @@ naive_sort(struct naive *w)
 	qsort(w->sorted, w->count, sizeof(double), compare_doubles);
 }
 
-/* The contract's percentile q of the sorted window, written out as it reads. */
+/* The man page's percentile q of the sorted window, written out as it reads. */
 static void
 naive_result(const struct naive *w, double q, uint64_t min_count, struct agg_result *r)
 {
@@ -524,7 +524,7 @@ Test(quantile, nan_poisons_until_it_leaves)
 
 /*
  * Infinities sort as numbers; equal neighbours give their value without arithmetic,
- * otherwise IEEE arithmetic decides, as the contract's formula reads.
+ * otherwise IEEE arithmetic decides, as the man page's formula reads.
  */
 Test(quantile, infinities_follow_the_formula)
 {
