@@ -7,7 +7,9 @@
  * aggregate (monoid_push and friends), and the four are TWOSTACK_INLINE, so combine()
  * costs no call at all.
  */
+#include <float.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -24,18 +26,54 @@
  * addition is associative and commutative, and a finite error beside an infinity
  * changes nothing.  So the error is NaN when the window holds a NaN or both
  * infinities, the infinity when it holds infinities of one sign only, and the
- * window's value, sum + error, follows IEEE arithmetic as the contract asks, in
+ * window's value, sum + error, follows IEEE arithmetic as swag(1) says (WINDOWS), in
  * whatever grouping the engine combined it.  As with every aggregate here, a
  * non-finite value leaves with the record that brought it.  (This replaced a word of
  * flags beside the sum: the Agg went from 32 to 24 bytes a slot, and swag -w 1000 avg
  * from 172 to 154 instructions a record in the window code.)
+ *
+ * Overflow.  A part of the window may sum past DBL_MAX where the whole window does
+ * not ([1e308, 1e308, -1e308] grouped as (1e308 + 1e308) + -1e308), and finite values
+ * may sum past it where their mean does not.  So a plain aggregate keeps
+ * |sum| <= 2^1023, and one whose sum would be larger is kept scaled by 2^-64 instead,
+ * in a second form told apart by its sum field, then a quiet NaN (never otherwise):
+ *
+ *     plain:   sum, error, n                 the value is sum + error
+ *     scaled:  NaN with n in its payload,    the value is (hi + lo) * 2^64
+ *              hi, the bits of lo
+ *
+ * The NaN is the point: a->sum + b->sum is then NaN, so the test that the fast path
+ * makes anyway (is the sum in range?) sends every combine with a scaled operand to the
+ * slow path, and only finalize() tests the form.  (A flag in the top bit of n, tested
+ * in every combine, cost swag -w 1000 avg 14 instructions a record, the loop running
+ * out of registers; this costs it 4.)  The slow path scales both operands, exactly
+ * for values down to 2^-958 (the bits lost below are far beneath the compensated
+ * sum's precision, as a scaled sum is at least 2^959: under that it goes back to the
+ * plain form, exactly), adds them with TwoSum, which cannot overflow there (a scaled
+ * sum is at most n * DBL_MAX * 2^-64 < 2^1020), and renormalises.  The payload holds
+ * n < 2^51; a window of more (2^51 slots of 24 bytes, 54 PB) would keep n in n and
+ * fold lo into hi, losing only the compensation.  avg divides before it scales back,
+ * and sum's result is inf only when the window's sum is beyond DBL_MAX.  An aggregate
+ * holding a NaN or an infinity is plain, its finite part 0: that part cannot matter
+ * any more, so finite overflow plus -inf is -inf.
  */
 
 struct sum_agg {
-	double sum;		/* the finite values' sum, rounded */
+	double sum;		/* the finite values' sum, rounded; NaN: scaled */
 	double error;		/* what rounding took from sum, plus the non-finite values */
 	uint64_t n;		/* values, finite or not */
 };
+
+/* Memory per slot is a tracked figure (README, make bench). */
+_Static_assert(sizeof(struct sum_agg) == 24, "sum and avg take 24 bytes a slot");
+
+#define SUM_SCALE_UP 0x1p64
+#define SUM_SCALE_DOWN 0x1p-64
+/* The largest plain sum (a unit may hold any finite value). */
+#define SUM_UNSCALED_MAX 0x1p1023
+/* A scaled aggregate's sum field: a quiet NaN, n in the low bits. */
+#define SUM_SCALED_MARK UINT64_C(0x7ff8000000000000)
+#define SUM_PAYLOAD_MAX ((UINT64_C(1) << 51) - 1)
 
 TWOSTACK_INLINE void
 sum_empty(void *agg)
@@ -48,18 +86,106 @@ sum_unit(void *agg, double x)
 {
 	struct sum_agg *s = agg;
 
-	if (isfinite(x))
+	/* The same constant as sum_combine's test, which keeps one register for both. */
+	if (__builtin_expect(fabs(x) <= SUM_UNSCALED_MAX, 1) || isfinite(x))
 		*s = (struct sum_agg){ x, 0.0, 1 };
 	else
 		*s = (struct sum_agg){ 0.0, x, 1 };
 }
 
+/* The parts of a sum_agg, scaled or not: the value is (hi + lo) * 2^64 when scaled. */
+struct sum_parts {
+	double hi, lo;
+	uint64_t n;
+	bool scaled;
+};
+
+static struct sum_parts
+sum_parts(const struct sum_agg *s)
+{
+	uint64_t bits;
+
+	if (!isnan(s->sum))
+		return (struct sum_parts){ s->sum, s->error, s->n, false };
+	memcpy(&bits, &s->sum, sizeof(bits));
+	if ((bits & SUM_PAYLOAD_MAX) == 0)
+		return (struct sum_parts){ s->error, 0.0, s->n, true };
+	{
+		double lo;
+
+		memcpy(&lo, &s->n, sizeof(lo));
+		return (struct sum_parts){ s->error, lo, bits & SUM_PAYLOAD_MAX, true };
+	}
+}
+
+/* The sum_agg of a scaled sum hi + lo of n values. */
+static struct sum_agg
+sum_scaled(double hi, double lo, uint64_t n)
+{
+	struct sum_agg s;
+	uint64_t bits;
+
+	if (n > SUM_PAYLOAD_MAX) {
+		bits = SUM_SCALED_MARK;
+		memcpy(&s.sum, &bits, sizeof(s.sum));
+		s.error = hi + lo;
+		s.n = n;
+		return s;
+	}
+	bits = SUM_SCALED_MARK | n;
+	memcpy(&s.sum, &bits, sizeof(s.sum));
+	s.error = hi;
+	memcpy(&s.n, &lo, sizeof(s.n));
+	return s;
+}
+
+/*
+ * sum_combine for the rare operands: either scaled, or a sum past SUM_UNSCALED_MAX.
+ * Both are scaled, added there, and go back to the plain form when the sum is small.
+ */
+static __attribute__((noinline, cold)) struct sum_agg
+sum_combine_slow(const struct sum_agg *older, const struct sum_agg *newer)
+{
+	struct sum_parts a = sum_parts(older), b = sum_parts(newer);
+	uint64_t n = a.n + b.n;
+	double sum, b_part, error;
+
+	if (!isfinite(a.lo) || !isfinite(b.lo)) {
+		/* A NaN or an infinity decides the sum, whatever the finite values make. */
+		return (struct sum_agg){ 0.0, a.lo + b.lo, n };
+	}
+	if (!a.scaled) {
+		a.hi *= SUM_SCALE_DOWN;
+		a.lo *= SUM_SCALE_DOWN;
+	}
+	if (!b.scaled) {
+		b.hi *= SUM_SCALE_DOWN;
+		b.lo *= SUM_SCALE_DOWN;
+	}
+	sum = a.hi + b.hi;
+	b_part = sum - a.hi;
+	error = (a.lo + b.lo) + ((a.hi - (sum - b_part)) + (b.hi - b_part));
+	/*
+	 * Renormalised (TwoSum again, exact), so that the error is below half an ulp of
+	 * the sum: a plain form made from it then has |error| <= 2^970, and sum + error
+	 * stays finite however the fast path goes on.
+	 */
+	a.hi = sum;
+	sum = a.hi + error;
+	b_part = sum - a.hi;
+	error = (a.hi - (sum - b_part)) + (error - b_part);
+	if (fabs(sum) <= SUM_UNSCALED_MAX * SUM_SCALE_DOWN)
+		return (struct sum_agg){ sum * SUM_SCALE_UP, error * SUM_SCALE_UP, n };
+	return sum_scaled(sum, error, n);
+}
+
 /*
  * Adds two compensated sums: the rounded sums are added with Knuth's TwoSum, which
  * recovers the rounding error exactly, and the errors are added up apart.  The
- * window [1e20, 1, -1e20] thus sums to exactly 1 in any grouping.  Should the finite
- * sum overflow, the correction would be inf - inf: it is dropped, and the result is
- * the infinity that IEEE arithmetic gives too.
+ * window [1e20, 1, -1e20] thus sums to exactly 1 in any grouping.  TwoSum does not
+ * overflow when its sum does not (Boldo, Graillat and Muller, 2017).  A sum past
+ * SUM_UNSCALED_MAX, and any scaled operand (whose NaN makes the sum NaN), take the
+ * slow path (see above).
  */
 TWOSTACK_INLINE void
 sum_combine(void *out, const void *older, const void *newer)
@@ -71,31 +197,59 @@ sum_combine(void *out, const void *older, const void *newer)
 	double error = a->error + b->error;
 	struct sum_agg *r = out;
 
-	if (isfinite(sum))
-		error += rounding;
+	if (__builtin_expect(!(fabs(sum) <= SUM_UNSCALED_MAX), 0)) {
+		*r = sum_combine_slow(a, b);
+		return;
+	}
+	error += rounding;
 	r->n = a->n + b->n;
 	r->sum = sum;
 	r->error = error;
 }
 
-/* The window's sum, with IEEE semantics for its NaNs and infinities (see above). */
-TWOSTACK_INLINE double
-sum_value(const struct sum_agg *s)
+/*
+ * sum_finalize and avg_finalize for scaled aggregates.  The mean of finite values
+ * lies within their range, so a rounding that takes it past DBL_MAX is undone.
+ */
+static __attribute__((noinline, cold)) void
+sum_finalize_scaled(const struct sum_agg *s, const struct agg_params *params,
+    struct agg_result *r, bool average)
 {
-	return s->sum + s->error;
+	struct sum_parts p = sum_parts(s);
+	double value;
+
+	if (p.n < params->min_count) {
+		r->kind = AGG_RESULT_NULL;
+		return;
+	}
+	r->kind = AGG_RESULT_NUMBER;
+	if (!average)
+		value = (p.hi + p.lo) * SUM_SCALE_UP;
+	else {
+		value = (p.hi / (double)(int64_t)p.n + p.lo / (double)(int64_t)p.n) *
+		    SUM_SCALE_UP;
+		if (isinf(value))
+			value = copysign(DBL_MAX, value);
+	}
+	r->number = value;
 }
 
+/* The window's sum, with IEEE semantics for its NaNs and infinities (see above). */
 TWOSTACK_INLINE void
 sum_finalize(const void *agg, const struct agg_params *params, struct agg_result *r)
 {
 	const struct sum_agg *s = agg;
 
-	if (s->n == 0 || s->n < params->min_count) {
+	if (__builtin_expect(isnan(s->sum), 0)) {
+		sum_finalize_scaled(s, params, r, false);
+		return;
+	}
+	if (s->n < params->min_count) {	/* min_count >= 1 (monoid_create) */
 		r->kind = AGG_RESULT_NULL;
 		return;
 	}
 	r->kind = AGG_RESULT_NUMBER;
-	r->number = sum_value(s);
+	r->number = s->sum + s->error;
 }
 
 TWOSTACK_INLINE void
@@ -103,13 +257,17 @@ avg_finalize(const void *agg, const struct agg_params *params, struct agg_result
 {
 	const struct sum_agg *s = agg;
 
-	if (s->n == 0 || s->n < params->min_count) {
+	if (__builtin_expect(isnan(s->sum), 0)) {
+		sum_finalize_scaled(s, params, r, true);
+		return;
+	}
+	if (s->n < params->min_count) {	/* min_count >= 1 (monoid_create) */
 		r->kind = AGG_RESULT_NULL;
 		return;
 	}
 	r->kind = AGG_RESULT_NUMBER;
 	/* n < 2^63, and a signed conversion is one instruction where an unsigned is four. */
-	r->number = sum_value(s) / (double)(int64_t)s->n;
+	r->number = (s->sum + s->error) / (double)(int64_t)s->n;
 }
 
 /* count: the number of non-empty fields, whatever they hold. */
@@ -203,7 +361,7 @@ extreme_finalize(const void *agg, const struct agg_params *params, struct agg_re
 {
 	const struct extreme_agg *e = agg;
 
-	if (e->n == 0 || e->n < params->min_count) {
+	if (e->n < params->min_count) {	/* min_count >= 1 (monoid_create) */
 		r->kind = AGG_RESULT_NULL;
 		return;
 	}
@@ -223,14 +381,37 @@ extreme_finalize(const void *agg, const struct agg_params *params, struct agg_re
  * 0.9999999999999999 as the mean-based form gives.  Any NaN or infinity makes the
  * result NaN (the deviations of an infinite mean are inf - inf), so those are only
  * counted and the arithmetic stays finite.
+ *
+ * Overflow.  The sum, nb·Sa, the square and M2 itself may overflow where the variance,
+ * or at least the standard deviation, fits: [1e155, -1e155] has M2 = 2e310 and
+ * standard deviation 1.4e155.  A combine that overflows anywhere (seen as sum + M2 not
+ * finite: one addition and one test on the fast path, where a test of the square was
+ * one) is done again out of line, with the sum scaled by 2^-576 and M2 by 2^-1152, and
+ * the result kept in that form unless it fits the plain one: M2 = +inf marks it, so
+ * that every combine with it fails the same test, and finite, which then equals n,
+ * holds the bits of the scaled M2 with the top bit set, so that finite != n sends
+ * finalize() to the slow path as a NaN does.  With n < 2^60 and |x| <= DBL_MAX the
+ * scaled sum stays under 2^509, nb·Sa under 2^570 and M2 under 2^959; the correction
+ * is the mean difference times delta / n, as delta² may pass 2^1024 once na·nb > 2^63.
+ * Scaling is exact for values down to 2^-446, and the bits lost beneath are nothing
+ * beside the M2 of a part that overflowed.  The variance is M2/(n-1) scaled back, inf
+ * only when it is beyond DBL_MAX, and the standard deviation sqrt(M2/(n-1)) * 2^576,
+ * finite whenever it fits.  An aggregate holding a NaN or an infinity keeps only its
+ * counts (its result is NaN whatever the rest).
  */
 
 struct var_agg {
 	uint64_t n;		/* values, finite or not */
-	uint64_t finite;	/* finite values, those in sum and m2 */
+	uint64_t finite;	/* finite values, those in sum and m2; scaled: M2's bits */
 	double sum;
-	double m2;
+	double m2;		/* +inf: scaled */
 };
+
+_Static_assert(sizeof(struct var_agg) == 32, "var and stddev take 32 bytes a slot");
+
+#define VAR_SCALE_UP 0x1p576
+#define VAR_SCALE_DOWN 0x1p-576
+#define VAR_SCALED_FLAG (UINT64_C(1) << 63)
 
 TWOSTACK_INLINE void
 var_empty(void *agg)
@@ -247,6 +428,57 @@ var_unit(void *agg, double x)
 		*(struct var_agg *)agg = (struct var_agg){ 1, 0, 0.0, 0.0 };
 }
 
+/* The count, sum and M2 of v's finite values, the last two scaled (see above). */
+static void
+var_scaled_parts(const struct var_agg *v, uint64_t *finite, double *sum, double *m2)
+{
+	if (v->finite & VAR_SCALED_FLAG) {
+		uint64_t bits = v->finite & ~VAR_SCALED_FLAG;
+
+		memcpy(m2, &bits, sizeof(*m2));
+		*finite = v->n;
+		*sum = v->sum;
+	} else {
+		*finite = v->finite;
+		*sum = v->sum * VAR_SCALE_DOWN;
+		*m2 = v->m2 * VAR_SCALE_DOWN * VAR_SCALE_DOWN;
+	}
+}
+
+/* var_combine for the rare operands: scaled, or whose plain combine overflowed. */
+static __attribute__((noinline, cold)) void
+var_combine_slow(struct var_agg *out, const struct var_agg *a, const struct var_agg *b)
+{
+	uint64_t n = a->n + b->n, a_finite, b_finite;
+	double a_sum, a_m2, b_sum, b_m2, sum, m2;
+
+	var_scaled_parts(a, &a_finite, &a_sum, &a_m2);
+	var_scaled_parts(b, &b_finite, &b_sum, &b_m2);
+	if (a_finite + b_finite != n) {
+		*out = (struct var_agg){ n, a_finite + b_finite, 0.0, 0.0 };
+		return;
+	}
+	sum = a_sum + b_sum;
+	m2 = a_m2 + b_m2;
+	if (a_finite != 0 && b_finite != 0) {
+		double na = (double)(int64_t)a_finite, nb = (double)(int64_t)b_finite;
+		double delta = nb * a_sum - na * b_sum;
+
+		/* delta² itself may overflow: the mean difference times delta / n. */
+		m2 += (delta / (na * nb)) * (delta / (na + nb));
+	}
+	if (fabs(sum) <= 0x1p1022 * VAR_SCALE_DOWN &&
+	    m2 <= 0x1p1022 * VAR_SCALE_DOWN * VAR_SCALE_DOWN) {
+		*out = (struct var_agg){ n, n, sum * VAR_SCALE_UP,
+		    m2 * VAR_SCALE_UP * VAR_SCALE_UP };
+	} else {
+		uint64_t bits;
+
+		memcpy(&bits, &m2, sizeof(bits));
+		*out = (struct var_agg){ n, bits | VAR_SCALED_FLAG, sum, INFINITY };
+	}
+}
+
 TWOSTACK_INLINE void
 var_combine(void *out, const void *older, const void *newer)
 {
@@ -258,47 +490,73 @@ var_combine(void *out, const void *older, const void *newer)
 	r.sum = a->sum + b->sum;
 	r.m2 = a->m2 + b->m2;
 	if (a->finite != 0 && b->finite != 0) {
-		double na = (double)a->finite, nb = (double)b->finite;
+		/* Signed conversions: one instruction each, where unsigned ones are four. */
+		double na = (double)(int64_t)a->finite, nb = (double)(int64_t)b->finite;
 		double delta = nb * a->sum - na * b->sum;
-		double square = delta * delta;
 
-		/* Huge values overflow the square where the ratio would not. */
-		if (isfinite(square))
-			r.m2 += square / (na * nb * (na + nb));
-		else
-			r.m2 += (delta / (na + nb)) * (delta / (na * nb));
+		r.m2 += delta * delta / (na * nb * (na + nb));
+	}
+	/*
+	 * Overflow anywhere above, or a scaled operand (its m2 is inf), leaves sum + M2
+	 * not finite.
+	 */
+	if (__builtin_expect(!isfinite(r.sum + r.m2), 0)) {
+		var_combine_slow(out, a, b);
+		return;
 	}
 	*(struct var_agg *)out = r;
 }
 
-/* The sample variance, NaN when a value is not finite; the caller checks n >= 2. */
-TWOSTACK_INLINE double
-var_value(const struct var_agg *v)
+/*
+ * The variance or the standard deviation of the rare aggregates, those whose finite
+ * differs from n: NaN when a value is not finite, else scaled (see above).
+ */
+static __attribute__((noinline, cold)) double
+var_value_slow(const struct var_agg *v, bool root)
 {
-	if (v->finite != v->n)
+	uint64_t finite;
+	double sum, m2, variance;
+
+	var_scaled_parts(v, &finite, &sum, &m2);
+	if (finite != v->n)
 		return NAN;
-	return v->m2 / (double)(v->n - 1);
+	variance = m2 / (double)(int64_t)(v->n - 1);
+	if (root)
+		return sqrt(variance) * VAR_SCALE_UP;
+	return variance * VAR_SCALE_UP * VAR_SCALE_UP;
 }
 
+/* The sample variance, or its square root; NaN when a value is not finite. */
 TWOSTACK_INLINE void
-var_finalize(const void *agg, const struct agg_params *params, struct agg_result *r)
+var_finalize_any(const void *agg, const struct agg_params *params, struct agg_result *r,
+    bool root)
 {
 	const struct var_agg *v = agg;
+	double variance;
 
 	if (v->n < 2 || v->n < params->min_count) {
 		r->kind = AGG_RESULT_NULL;
 		return;
 	}
 	r->kind = AGG_RESULT_NUMBER;
-	r->number = var_value(v);
+	if (__builtin_expect(v->finite != v->n, 0)) {
+		r->number = var_value_slow(v, root);
+		return;
+	}
+	variance = v->m2 / (double)(int64_t)(v->n - 1);
+	r->number = root ? sqrt(variance) : variance;
+}
+
+TWOSTACK_INLINE void
+var_finalize(const void *agg, const struct agg_params *params, struct agg_result *r)
+{
+	var_finalize_any(agg, params, r, false);
 }
 
 TWOSTACK_INLINE void
 stddev_finalize(const void *agg, const struct agg_params *params, struct agg_result *r)
 {
-	var_finalize(agg, params, r);
-	if (r->kind == AGG_RESULT_NUMBER)
-		r->number = sqrt(r->number);
+	var_finalize_any(agg, params, r, true);
 }
 
 /*
@@ -328,6 +586,9 @@ monoid_create(const struct agg_kind *kind, const struct agg_params *params,
 		return NULL;
 	w->header.kind = kind;
 	w->header.params = *params;
+	/* 0 means 1 (an empty window is null anyway): finalize() then tests n once. */
+	if (w->header.params.min_count == 0)
+		w->header.params.min_count = 1;
 	twostack_init(&w->stack, &m->ops);
 	return &w->header;
 }
