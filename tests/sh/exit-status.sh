@@ -42,7 +42,7 @@ check 2 'swag: no aggregate given' '' -w 2
 check 2 "swag: column 'price' in 'sum:price' is a name: names need -H (--header)" '' -w 2 sum:price
 check 2 "swag: unknown column 'price'; the header has: a, b" 'a,b\n1,2\n' -c -H -w 2 sum:price
 check 2 "swag: window of 'sum' is a duration: durations need -t (--time)" '' -w 5s sum
-check 2 "swag: invalid precision '31': not an integer from 1 to 30" '' -p 31 -w 2 sum
+check 2 "swag: invalid precision '31': not an integer from 0 to 30" '' -p 31 -w 2 sum
 
 # 3: input/output and resource errors.
 seq 1 1000 | "$SWAG" -w 2 sum > /dev/full 2> "$TMP/err"
