@@ -161,6 +161,7 @@ on_record_end(int c, void *context)
 	record.line = r->record_line;
 	record.raw = NULL;
 	record.raw_len = 0;
+	record.in_input = false;
 	r->span_count = 0;
 	r->arena_len = 0;
 	if (r->options.on_record(r->options.context, &record) != 0)
@@ -260,6 +261,83 @@ parse_piece(struct csvread *r, const char *bytes, size_t len)
 	return CSVREAD_OK;
 }
 
+/* True for the blanks libcsv trims around an unquoted field: space and TAB, less the delimiter. */
+static inline bool
+is_trimmed(const struct csvread *r, char c)
+{
+	return (c == ' ' || c == '\t') && c != r->options.delimiter;
+}
+
+/*
+ * Splits the line bytes[0, len), which ends with its LF and begins a record, on the
+ * delimiter, when libcsv is not needed for it: it holds no quote and no CR but one
+ * before the LF.  Gives the record, if any, to the callback, with the fields libcsv
+ * would give.  Returns CSVREAD_OK, CSVREAD_STOPPED or CSVREAD_NO_MEMORY, or -1 when
+ * the line must go to libcsv.
+ */
+static int
+split_line(struct csvread *r, const char *bytes, size_t len)
+{
+	const char *end = bytes + len - 1, *s = bytes;
+	char delimiter = r->options.delimiter;
+	struct record record;
+	size_t n = 0;
+
+	if (end > bytes && end[-1] == '\r')
+		end--;
+	if (memchr(bytes, '"', (size_t)(end - bytes)) != NULL ||
+	    memchr(bytes, '\r', (size_t)(end - bytes)) != NULL)
+		return -1;
+	r->record_line = r->line;
+	r->event_line = r->line;
+	r->event_was_line_end = true;
+	/* A comment line, with -C, is skipped: '#' after blanks, the delimiter or not. */
+	while (s < end && (*s == ' ' || *s == '\t'))
+		s++;
+	if (r->options.skip_comments && s < end && *s == '#')
+		return CSVREAD_OK;
+	/* A line of nothing but the blanks libcsv trims is no record. */
+	for (s = bytes; s < end && is_trimmed(r, *s); s++)
+		;
+	if (s == end)
+		return CSVREAD_OK;
+	for (s = bytes;; s++) {
+		const char *stop = memchr(s, delimiter, (size_t)(end - s)), *e;
+
+		if (stop == NULL)
+			stop = end;
+		if (n == r->field_cap &&
+		    grow(&r->fields, &r->field_cap, n + 1, sizeof(*r->fields)) != 0)
+			return CSVREAD_NO_MEMORY;
+		if (r->options.keep_all || n < r->options.keep_fields) {
+			while (s < stop && is_trimmed(r, *s))
+				s++;
+			for (e = stop; e > s && is_trimmed(r, e[-1]); e--)
+				;
+			r->fields[n].text = s;
+			r->fields[n].len = (size_t)(e - s);
+		} else {
+			r->fields[n].text = NULL;
+			r->fields[n].len = 0;
+		}
+		n++;
+		s = stop;
+		if (s == end)
+			break;
+	}
+	record.fields = r->fields;
+	record.field_count = n;
+	record.line = r->line;
+	record.raw = NULL;
+	record.raw_len = 0;
+	record.in_input = true;
+	if (r->options.on_record(r->options.context, &record) != 0) {
+		r->stopped = true;
+		return CSVREAD_STOPPED;
+	}
+	return CSVREAD_OK;
+}
+
 enum csvread_status
 csvread_feed(struct csvread *r, const char *bytes, size_t len)
 {
@@ -269,6 +347,21 @@ csvread_feed(struct csvread *r, const char *bytes, size_t len)
 		const char *newline;
 		size_t piece;
 
+		/* A whole line that begins a record, split directly when it can be. */
+		if (r->at_line_start && !r->record_open && !r->options.libcsv_only &&
+		    (newline = memchr(bytes, '\n', len)) != NULL) {
+			int split;
+
+			piece = (size_t)(newline - bytes) + 1;
+			if ((split = split_line(r, bytes, piece)) >= 0) {
+				if (split != CSVREAD_OK)
+					return (enum csvread_status)split;
+				r->line++;
+				bytes += piece;
+				len -= piece;
+				continue;
+			}
+		}
 		if (r->at_line_start) {
 			r->at_line_start = false;
 			if (!r->record_open)

@@ -19,6 +19,7 @@ struct record {
 	uint64_t line;		/* the physical line where the record starts */
 	const char *raw;	/* whitespace input: the line as it came, for -a */
 	size_t raw_len;
+	bool in_input;		/* the fields point into the input bytes, and live as long */
 };
 
 #endif /* SWAG_RECORD_H */

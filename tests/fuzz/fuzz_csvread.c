@@ -12,10 +12,11 @@
  *            does once a header is read
  *   bytes 3-6  block sizes, 1 to 256, used in turn
  *
- * The rest is the input.  It is read three times, fed whole, in the chosen blocks
- * and one byte at a time, and the transcripts (every record with its line, fields
- * and which were kept, then the end status and the error's line and column) must
- * be identical.  When strict mode finds nothing wrong, lax mode must give the same
+ * The rest is the input.  It is read four times, fed whole, in the chosen blocks,
+ * one byte at a time and whole with every record through libcsv (libcsv_only: no
+ * line split directly), and the transcripts (every record with its line, fields and
+ * which were kept, then the end status and the error's line and column) must be
+ * identical.  When strict mode finds nothing wrong, lax mode must give the same
  * transcript too.
  */
 #include <stdbool.h>
@@ -148,7 +149,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const char delimiters[8] = { ',', '\t', ';', ' ', '|', ',', ',', ',' };
 	struct csvread_options options = { 0 };
-	struct run whole = { 0 }, blocks = { 0 }, bytes = { 0 }, lax = { 0 };
+	struct run whole = { 0 }, blocks = { 0 }, bytes = { 0 }, lax = { 0 }, parsed = { 0 };
 	size_t sizes[4], one = 1;
 	uint8_t flags, stop;
 
@@ -168,16 +169,22 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	data += 7;
 	size -= 7;
 
-	whole.stop_after = blocks.stop_after = bytes.stop_after = lax.stop_after = stop & 15;
+	whole.stop_after = blocks.stop_after = bytes.stop_after = lax.stop_after =
+	    parsed.stop_after = stop & 15;
 	whole.narrow_after_first = blocks.narrow_after_first = bytes.narrow_after_first =
-	    lax.narrow_after_first = stop & 16;
-	whole.narrow_to = blocks.narrow_to = bytes.narrow_to = lax.narrow_to = stop >> 5;
+	    lax.narrow_after_first = parsed.narrow_after_first = stop & 16;
+	whole.narrow_to = blocks.narrow_to = bytes.narrow_to = lax.narrow_to =
+	    parsed.narrow_to = stop >> 5;
 
 	read_input(&whole, &options, data, size, NULL, 0);
 	read_input(&blocks, &options, data, size, sizes, 4);
 	compare(&whole.t, &blocks.t, "fed in blocks, the records differ");
 	read_input(&bytes, &options, data, size, &one, 1);
 	compare(&whole.t, &bytes.t, "fed byte by byte, the records differ");
+	options.libcsv_only = true;
+	read_input(&parsed, &options, data, size, NULL, 0);
+	compare(&whole.t, &parsed.t, "split directly and by libcsv, the records differ");
+	options.libcsv_only = false;
 	if (options.strict && (whole.status == CSVREAD_OK || whole.status == CSVREAD_STOPPED)) {
 		options.strict = false;
 		read_input(&lax, &options, data, size, NULL, 0);
@@ -187,5 +194,6 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	free(blocks.t.text);
 	free(bytes.t.text);
 	free(lax.t.text);
+	free(parsed.t.text);
 	return 0;
 }

@@ -52,6 +52,7 @@ struct settings {
 	bool strict;
 	bool skip_comments;
 	size_t keep_fields;
+	bool libcsv_only;
 };
 
 /* Reads input (len bytes) fed in blocks of block bytes; returns the transcript. */
@@ -65,6 +66,7 @@ read_in_blocks(const struct settings *s, const char *input, size_t len, size_t b
 		.skip_comments = s->skip_comments,
 		.keep_fields = s->keep_fields ? s->keep_fields : 100,
 		.keep_all = false,
+		.libcsv_only = s->libcsv_only,
 		.on_record = collect,
 		.context = &t,
 	};
@@ -86,12 +88,14 @@ read_in_blocks(const struct settings *s, const char *input, size_t len, size_t b
 
 /*
  * Checks that input gives the expected transcript when fed whole, and the same one
- * when fed in blocks of every size from 1 to its length.
+ * when fed in blocks of every size from 1 to its length, and with every record parsed
+ * by libcsv (none split directly).
  */
 static void
 check(const struct settings *s, const char *input, size_t len, const char *expected)
 {
 	struct transcript whole = read_in_blocks(s, input, len, len ? len : 1);
+	struct settings parsed = *s;
 
 	cr_assert_str_eq(whole.text, expected, "input:\n%.*s", (int)len, input);
 	for (size_t block = 1; block < len; block++) {
@@ -99,6 +103,10 @@ check(const struct settings *s, const char *input, size_t len, const char *expec
 
 		cr_assert_str_eq(t.text, expected, "block size %zu", block);
 	}
+	parsed.libcsv_only = true;
+	whole = read_in_blocks(&parsed, input, len, len ? len : 1);
+	cr_assert_str_eq(whole.text, expected, "through libcsv only, input:\n%.*s", (int)len,
+	    input);
 }
 
 #define CHECK(settings, input, expected) check(settings, input, sizeof(input) - 1, expected)
@@ -243,4 +251,29 @@ Test(csvread, stop_before_later_bad_quoting)
 		cr_assert_eq(seen, 2, "block size %zu", block);
 		csvread_destroy(r);
 	}
+}
+
+/*
+ * Lines without quotes are split on the delimiter directly, not by libcsv: the fields
+ * must be libcsv's (check() compares with libcsv_only too) whatever the blanks, the
+ * delimiter (a blank one included), comments, CRs and the quoted records between.
+ */
+Test(csvread, direct_split_gives_libcsv_fields)
+{
+	static const struct settings tab = { .delimiter = '\t' };
+	static const struct settings space = { .delimiter = ' ' };
+	static const struct settings comments = { .skip_comments = true };
+	static const struct settings narrow = { .keep_fields = 2 };
+	static const struct settings space_comments = { .delimiter = ' ', .skip_comments = true };
+
+	CHECK(&csv, " a , b\t,\tc \n,,\n \t \n\t,\n", "1:a|b|c\n2:||\n4:|\n=0@0,0");
+	CHECK(&csv, "a,b\r\n\r\nc,d\r\n", "1:a|b\n3:c|d\n=0@0,0");
+	CHECK(&csv, "a\rb,c\n", "1:a\n1:b|c\n=0@0,0");
+	CHECK(&tab, " a \t b\t\t\n \t\n", "1:a|b||\n2:|\n=0@0,0");
+	CHECK(&space, "a  b\t\n  \n", "1:a||b\n2:||\n=0@0,0");
+	CHECK(&comments, " # x,y\na,b\n#\"open\nc\n", "2:a|b\n4:c\n=0@0,0");
+	/* A comment's blanks are blanks even when one is the delimiter (found by fuzzing). */
+	CHECK(&space_comments, "  # x\na b\n", "2:a|b\n=0@0,0");
+	CHECK(&narrow, "a,b,c,d\n1,\"2\",3\n", "1:a|b|~|~\n2:1|2|~\n=0@0,0");
+	CHECK(&csv, "a,\"1\n2\",b\nc,d\n\"e\"\nf\n", "1:a|1\n2|b\n3:c|d\n4:e\n5:f\n=0@0,0");
 }
