@@ -2,7 +2,8 @@
  * main.c: swag's command line.  The only part of swag that prints messages or exits:
  * it parses the options and the aggregate specs, runs the pipeline and turns what
  * comes back into a message and an exit status (0 success, 1 bad input data, 2 usage
- * error, 3 input/output or resource error).
+ * error, 3 input/output or resource error).  main() does these in turn:
+ * parse_options, check_specs, run and report_status.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -39,6 +40,20 @@ enum {
 	OPTION_NA,
 	OPTION_NULL,
 	OPTION_STRICT
+};
+
+/*
+ * What the command line asks for: the pipeline's configuration, and what the specs
+ * take from the options (the default window, -m and --hll-bits).
+ */
+struct settings {
+	struct pipeline_config config;
+	struct window_size default_window;	/* -w */
+	bool have_default_window;
+	bool have_output_delimiter;		/* -o was given */
+	bool quiet;				/* -q */
+	uint64_t min_count;			/* -m */
+	uint64_t hll_bits;			/* --hll-bits */
 };
 
 static const struct option long_options[] = {
@@ -169,66 +184,6 @@ option_count(const char *option, const char *text, uint64_t min, uint64_t max)
 	return value;
 }
 
-/*
- * Ends the run after --help or --version: their text must have reached standard
- * output, or it is a write error like any other.
- */
-static int
-close_stdout(void)
-{
-	if (fflush(stdout) == 0 && !ferror(stdout))
-		return EXIT_OK;
-	warn_message("write error: %s", strerror(errno != 0 ? errno : EIO));
-	return EXIT_RESOURCE;
-}
-
-/*
- * The signal that asked swag to stop (SIGHUP, SIGINT or SIGTERM), or 0.  Its handler
- * only notes it: the pipeline ends at the next record boundary, the records written so
- * far go out whole, and swag then ends by the same signal (end_by_signal).
- */
-static volatile sig_atomic_t stop_signal;
-
-static void
-on_stop_signal(int signal_number)
-{
-	stop_signal = signal_number;
-}
-
-/*
- * Catches SIGHUP, SIGINT and SIGTERM, except those the parent ignored (nohup, a
- * background job); SA_RESETHAND makes a second one end swag at once, should a write
- * be stuck.  SIGXFSZ is ignored: a write past the file-size limit then fails with
- * EFBIG, and the output stops at the last record within the limit (output.h).
- */
-static void
-catch_signals(void)
-{
-	static const int stop_signals[] = { SIGHUP, SIGINT, SIGTERM };
-
-	for (size_t i = 0; i < sizeof(stop_signals) / sizeof(stop_signals[0]); i++) {
-		struct sigaction action, old;
-
-		if (sigaction(stop_signals[i], NULL, &old) != 0 || old.sa_handler == SIG_IGN)
-			continue;
-		memset(&action, 0, sizeof(action));
-		action.sa_handler = on_stop_signal;
-		sigemptyset(&action.sa_mask);
-		action.sa_flags = SA_RESETHAND;	/* and no SA_RESTART: a read returns EINTR */
-		(void)sigaction(stop_signals[i], &action, NULL);
-	}
-	(void)signal(SIGXFSZ, SIG_IGN);
-}
-
-/* Ends swag by the signal that stopped it, as a shell expects (status 128 + n). */
-static int
-end_by_signal(int signal_number)
-{
-	(void)signal(signal_number, SIG_DFL);
-	(void)raise(signal_number);
-	return 128 + signal_number;	/* not reached */
-}
-
 /* Parses -d's and -o's argument: one character, or \t or tab for a TAB. */
 static char
 option_delimiter(const char *text)
@@ -238,6 +193,48 @@ option_delimiter(const char *text)
 	if (strlen(text) != 1 || text[0] == '\n' || text[0] == '\r' || text[0] == '"')
 		usage_error("invalid delimiter '%s': one character, or \\t or tab", text);
 	return text[0];
+}
+
+/*
+ * Parses the argument of -t or -g: a field number or, with -H, a header name;
+ * a usage error otherwise.
+ */
+static struct column_ref
+option_column(const char *option, const char *text)
+{
+	struct column_ref column;
+
+	if (column_parse(text, strlen(text), &column) != 0)
+		usage_error("invalid column '%s' for %s: a field number from 1, or a name "
+		    "with -H", text, option);
+	return column;
+}
+
+/* Parses -w's argument: a row count or a duration; a usage error otherwise. */
+static struct window_size
+option_window(const char *text)
+{
+	struct window_size window;
+
+	if (window_parse(text, strlen(text), &window) != 0)
+		usage_error("invalid window '%s': a row count from 1 to %llu, or a "
+		    "duration such as 30s", text, (unsigned long long)WINDOW_ROWS_MAX);
+	return window;
+}
+
+/* Parses --epoch-unit's argument: s, ms, us or ns; a usage error otherwise. */
+static enum epoch_unit
+option_epoch_unit(const char *text)
+{
+	if (strcmp(text, "s") == 0)
+		return EPOCH_SECONDS;
+	if (strcmp(text, "ms") == 0)
+		return EPOCH_MILLISECONDS;
+	if (strcmp(text, "us") == 0)
+		return EPOCH_MICROSECONDS;
+	if (strcmp(text, "ns") == 0)
+		return EPOCH_NANOSECONDS;
+	usage_error("invalid epoch unit '%s': s, ms, us or ns", text);
 }
 
 /*
@@ -273,18 +270,119 @@ option_na_list(const char *text, size_t *count)
 }
 
 /*
- * Parses the argument of -t or -g: a field number or, with -H, a header name;
- * a usage error otherwise.
+ * Ends the run after --help or --version: their text must have reached standard
+ * output, or it is a write error like any other.
  */
-static struct column_ref
-option_column(const char *option, const char *text)
+static int
+close_stdout(void)
 {
-	struct column_ref column;
+	if (fflush(stdout) == 0 && !ferror(stdout))
+		return EXIT_OK;
+	warn_message("write error: %s", strerror(errno != 0 ? errno : EIO));
+	return EXIT_RESOURCE;
+}
 
-	if (column_parse(text, strlen(text), &column) != 0)
-		usage_error("invalid column '%s' for %s: a field number from 1, or a name with -H",
-		    text, option);
-	return column;
+/*
+ * Fills *settings from the options of the command line, leaving optind at the first
+ * aggregate spec.  Each option's argument is checked as it comes, a usage error
+ * stopping swag at the first bad one; --help and --version end it there.
+ */
+static void
+parse_options(int argc, char *argv[], struct settings *settings)
+{
+	struct pipeline_config *config = &settings->config;
+	int option;
+
+	*settings = (struct settings){
+		.config = {
+			.output_delimiter = '\t',
+			.precision = -1,
+			.null_text = "",
+			.step = 1,
+		},
+		.min_count = 1,
+		.hll_bits = 12,
+	};
+	while ((option = getopt_long(argc, argv, "acCd:g:Hho:m:p:qs:t:Vw:", long_options,
+	    NULL)) != -1) {
+		switch (option) {
+		case 'a':
+			config->append = true;
+			break;
+		case 'c':
+			config->input_delimiter = ',';
+			break;
+		case 'C':
+			config->skip_comments = true;
+			break;
+		case 'd':
+			config->input_delimiter = option_delimiter(optarg);
+			break;
+		case 'g':
+			config->has_group = true;
+			config->group_column = option_column("-g", optarg);
+			break;
+		case 'H':
+			config->header = true;
+			break;
+		case 'h':
+			help();
+			exit(close_stdout());
+		case 'm':
+			settings->min_count = option_count("minimum count", optarg, 1,
+			    UINT64_MAX / 2);
+			break;
+		case 'o':
+			config->output_delimiter = option_delimiter(optarg);
+			settings->have_output_delimiter = true;
+			break;
+		case 'p':
+			config->precision = (int)option_count("precision", optarg, 0,
+			    NUMPRINT_PRECISION_MAX);
+			break;
+		case 'q':
+			settings->quiet = true;
+			break;
+		case 's':
+			config->step = option_count("step", optarg, 1, UINT64_MAX / 2);
+			break;
+		case 't':
+			config->has_time = true;
+			config->time_column = option_column("-t", optarg);
+			break;
+		case 'V':
+			puts("swag " SWAG_VERSION);
+			exit(close_stdout());
+		case 'w':
+			settings->default_window = option_window(optarg);
+			settings->have_default_window = true;
+			break;
+		case OPTION_EPOCH_UNIT:
+			config->epoch_unit = option_epoch_unit(optarg);
+			break;
+		case OPTION_HLL_BITS:
+			settings->hll_bits = option_count("HyperLogLog precision", optarg,
+			    4, 18);
+			break;
+		case OPTION_NA:
+			mem_free((void *)config->na_texts);
+			config->na_texts = option_na_list(optarg, &config->na_count);
+			break;
+		case OPTION_NULL:
+			config->null_text = optarg;
+			break;
+		case OPTION_STRICT:
+			config->strict = true;
+			break;
+		default:
+			/* getopt_long has said what is wrong. */
+			fputs("Try 'swag --help' for more information.\n", stderr);
+			exit(EXIT_USAGE);
+		}
+	}
+	config->null_len = strlen(config->null_text);
+	if (!settings->have_output_delimiter && config->input_delimiter != '\0')
+		config->output_delimiter = config->input_delimiter;
 }
 
 /* Fills the per-run seed of hash tables: SWAG_HASH_SEED when set (for tests), else random. */
@@ -307,6 +405,133 @@ hash_seed(void)
 	return seed;
 }
 
+/*
+ * Parses the aggregate specs, argv[0..argc), and checks them against the options, a
+ * usage error stopping swag at the first that is wrong; then that -t and -g give
+ * field numbers unless -H names the columns.  Completes settings->config with the specs,
+ * which the caller frees.  Returns 0, or -1 when memory for them could not be had.
+ */
+static int
+check_specs(int argc, char *argv[], struct settings *settings)
+{
+	struct pipeline_config *config = &settings->config;
+	struct agg_spec *specs;
+
+	if (argc == 0)
+		usage_error("no aggregate given");
+	if ((specs = mem_realloc(NULL, (size_t)argc * sizeof(*specs))) == NULL)
+		return -1;
+	for (int i = 0; i < argc; i++) {
+		struct agg_spec *spec = &specs[i];
+
+		switch (spec_parse(argv[i], spec)) {
+		case SPEC_OK:
+			break;
+		case SPEC_UNKNOWN_AGGREGATE:
+			usage_error("unknown aggregate in '%s'", argv[i]);
+		case SPEC_BAD_COLUMN:
+			usage_error("invalid column in '%s': a field number from 1", argv[i]);
+		case SPEC_BAD_WINDOW:
+			usage_error("invalid window in '%s': a row count from 1 to %llu, or "
+			    "a duration such as 30s", argv[i],
+			    (unsigned long long)WINDOW_ROWS_MAX);
+		}
+		if (spec->column_name != NULL && !config->header)
+			usage_error("column '%.*s' in '%s' is a name: names need -H (--header)",
+			    (int)spec->column_name_len, spec->column_name, argv[i]);
+		if (!spec->has_window) {
+			if (!settings->have_default_window)
+				usage_error("no window for '%s': give -w or %s@WINDOW", argv[i],
+				    argv[i]);
+			spec->window = settings->default_window;
+		}
+		if (spec->window.nanos > 0 && !config->has_time)
+			usage_error("window of '%s' is a duration: durations need -t (--time)",
+			    argv[i]);
+		spec->params.min_count = settings->min_count;
+		spec->params.hll_bits = (unsigned)settings->hll_bits;
+		spec->params.hash_seed = config->hash_seed;
+	}
+	if ((config->time_column.name != NULL || config->group_column.name != NULL) &&
+	    !config->header)
+		usage_error("column '%s' of %s is a name: names need -H (--header)",
+		    config->time_column.name != NULL ? config->time_column.name :
+		    config->group_column.name, config->time_column.name != NULL ? "-t" : "-g");
+	config->specs = specs;
+	config->spec_count = (size_t)argc;
+	return 0;
+}
+
+/*
+ * The signal that asked swag to stop (SIGHUP, SIGINT or SIGTERM), or 0.  Its handler
+ * only notes it: the pipeline ends at the next record boundary, the records written so
+ * far go out whole, and swag then ends by the same signal (end_by_signal).
+ */
+static volatile sig_atomic_t stop_signal;
+
+static void
+on_stop_signal(int signal_number)
+{
+	stop_signal = signal_number;
+}
+
+/*
+ * Catches SIGHUP, SIGINT and SIGTERM, except those the parent ignored (nohup, a
+ * background job); SA_RESETHAND makes a second one end swag at once, should a write
+ * be stuck.  SIGXFSZ is ignored: a write past the file-size limit then fails with
+ * EFBIG, and the output stops at the last record within the limit (output.h).
+ */
+static void
+catch_signals(void)
+{
+	static const int stop_signals[] = { SIGHUP, SIGINT, SIGTERM };
+
+	for (size_t i = 0; i < sizeof(stop_signals) / sizeof(stop_signals[0]); i++) {
+		struct sigaction action, old;
+
+		if (sigaction(stop_signals[i], NULL, &old) != 0 || old.sa_handler == SIG_IGN)
+			continue;
+		memset(&action, 0, sizeof(action));
+		action.sa_handler = on_stop_signal;
+		sigemptyset(&action.sa_mask);
+		/* And no SA_RESTART: a read returns EINTR. */
+		action.sa_flags = SA_RESETHAND;
+		(void)sigaction(stop_signals[i], &action, NULL);
+	}
+	(void)signal(SIGXFSZ, SIG_IGN);
+}
+
+/* Ends swag by the signal that stopped it, as a shell expects (status 128 + n). */
+static int
+end_by_signal(int signal_number)
+{
+	(void)signal(signal_number, SIG_DFL);
+	(void)raise(signal_number);
+	return 128 + signal_number;	/* not reached */
+}
+
+/*
+ * Runs the pipeline from standard input to standard output, SIGHUP, SIGINT and SIGTERM
+ * ending it at a record boundary, and flushes what it wrote.  Fills *report and
+ * returns what ended the run, a write error when the output could not be finished.
+ */
+static enum pipeline_status
+run(struct pipeline_config *config, struct pipeline_report *report)
+{
+	static struct output out;
+	enum pipeline_status status;
+
+	config->stop = &stop_signal;
+	catch_signals();
+	output_init(&out, STDOUT_FILENO);
+	status = pipeline_run(config, STDIN_FILENO, &out, report);
+	if (output_finish(&out) != 0 && status != PIPELINE_WRITE_ERROR) {
+		status = PIPELINE_WRITE_ERROR;
+		report->error_number = out.error;
+	}
+	return status;
+}
+
 /* Writes one summary line per kind of bad input seen. */
 static void
 report_problems(const struct pipeline_report *report)
@@ -317,14 +542,19 @@ report_problems(const struct pipeline_report *report)
 		const char *one, *several;
 	} words[] = {
 		{ PROBLEM_NOT_NUMBER, "field was not a number", "fields were not numbers" },
-		{ PROBLEM_SHORT_RECORD, "record had too few fields", "records had too few fields" },
-		{ PROBLEM_BAD_TIMESTAMP, "timestamp could not be read, taken as the newest before",
+		{ PROBLEM_SHORT_RECORD, "record had too few fields",
+		    "records had too few fields" },
+		{ PROBLEM_BAD_TIMESTAMP,
+		    "timestamp could not be read, taken as the newest before",
 		    "timestamps could not be read, taken as the newest before" },
-		{ PROBLEM_TIME_BACKWARDS, "timestamp went backwards, taken as the newest before",
+		{ PROBLEM_TIME_BACKWARDS,
+		    "timestamp went backwards, taken as the newest before",
 		    "timestamps went backwards, taken as the newest before" },
 		{ PROBLEM_EPOCH_UNIT,
-		    "timestamp was above 1e11 seconds, probably not in seconds: see --epoch-unit",
-		    "timestamps were above 1e11 seconds, probably not in seconds: see --epoch-unit" },
+		    "timestamp was above 1e11 seconds, probably not in seconds: "
+		    "see --epoch-unit",
+		    "timestamps were above 1e11 seconds, probably not in seconds: "
+		    "see --epoch-unit" },
 	};
 
 	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++) {
@@ -332,7 +562,8 @@ report_problems(const struct pipeline_report *report)
 
 		if (p->count > 0)
 			warn_message("%llu %s (first: line %llu, column %zu)",
-			    (unsigned long long)p->count, p->count == 1 ? words[i].one : words[i].several,
+			    (unsigned long long)p->count,
+			    p->count == 1 ? words[i].one : words[i].several,
 			    (unsigned long long)p->first_line, p->first_column);
 	}
 }
@@ -376,195 +607,37 @@ report_failure(const struct pipeline_report *r)
 		    r->failed_field_count == 1 ? "" : "s");
 }
 
-int
-main(int argc, char *argv[])
+/*
+ * Words the status that ended the run on standard error, then, unless quiet, the
+ * summary of the bad input seen.  Returns swag's exit status for it.
+ */
+static int
+report_status(enum pipeline_status status, const struct pipeline_report *report, bool quiet)
 {
-	struct pipeline_config config = {
-		.output_delimiter = '\t',
-		.precision = -1,
-		.null_text = "",
-		.step = 1,
-	};
-	struct window_size default_window = { 0 };
-	bool have_default_window = false, quiet = false, have_output_delimiter = false;
-	uint64_t min_count = 1, hll_bits = 12;
-	struct agg_spec *specs;
-	static struct output out;
-	struct pipeline_report report;
-	enum pipeline_status status;
-	int option, exit_status = EXIT_OK;
-	uint64_t seed;
+	int exit_status = EXIT_OK;
 
-	/* Messages name the program swag however it was called; getopt takes argv[0]. */
-	argv[0] = "swag";
-	/* Numbers are read and written in the C locale: swag never calls setlocale(). */
-	while ((option = getopt_long(argc, argv, "acCd:g:Hho:m:p:qs:t:Vw:", long_options, NULL)) != -1) {
-		switch (option) {
-		case 'a':
-			config.append = true;
-			break;
-		case 'c':
-			config.input_delimiter = ',';
-			break;
-		case 'C':
-			config.skip_comments = true;
-			break;
-		case 'd':
-			config.input_delimiter = option_delimiter(optarg);
-			break;
-		case 'g':
-			config.has_group = true;
-			config.group_column = option_column("-g", optarg);
-			break;
-		case 'H':
-			config.header = true;
-			break;
-		case 'h':
-			help();
-			return close_stdout();
-		case 'm':
-			min_count = option_count("minimum count", optarg, 1, UINT64_MAX / 2);
-			break;
-		case 'o':
-			config.output_delimiter = option_delimiter(optarg);
-			have_output_delimiter = true;
-			break;
-		case 'p':
-			config.precision = (int)option_count("precision", optarg, 0,
-			    NUMPRINT_PRECISION_MAX);
-			break;
-		case 'q':
-			quiet = true;
-			break;
-		case 's':
-			config.step = option_count("step", optarg, 1, UINT64_MAX / 2);
-			break;
-		case 't':
-			config.has_time = true;
-			config.time_column = option_column("-t", optarg);
-			break;
-		case 'V':
-			puts("swag " SWAG_VERSION);
-			return close_stdout();
-		case 'w':
-			if (window_parse(optarg, strlen(optarg), &default_window) != 0)
-				usage_error("invalid window '%s': a row count from 1 to %llu, or a "
-				    "duration such as 30s", optarg, (unsigned long long)WINDOW_ROWS_MAX);
-			have_default_window = true;
-			break;
-		case OPTION_EPOCH_UNIT:
-			if (strcmp(optarg, "s") == 0)
-				config.epoch_unit = EPOCH_SECONDS;
-			else if (strcmp(optarg, "ms") == 0)
-				config.epoch_unit = EPOCH_MILLISECONDS;
-			else if (strcmp(optarg, "us") == 0)
-				config.epoch_unit = EPOCH_MICROSECONDS;
-			else if (strcmp(optarg, "ns") == 0)
-				config.epoch_unit = EPOCH_NANOSECONDS;
-			else
-				usage_error("invalid epoch unit '%s': s, ms, us or ns", optarg);
-			break;
-		case OPTION_HLL_BITS:
-			hll_bits = option_count("HyperLogLog precision", optarg, 4, 18);
-			break;
-		case OPTION_NA:
-			mem_free((void *)config.na_texts);
-			config.na_texts = option_na_list(optarg, &config.na_count);
-			break;
-		case OPTION_NULL:
-			config.null_text = optarg;
-			break;
-		case OPTION_STRICT:
-			config.strict = true;
-			break;
-		default:
-			fputs("Try 'swag --help' for more information.\n", stderr);
-			return EXIT_USAGE;
-		}
-	}
-	argc -= optind;
-	argv += optind;
-	seed = hash_seed();
-	config.hash_seed = seed;
-	if (argc == 0)
-		usage_error("no aggregate given");
-	specs = mem_realloc(NULL, (size_t)argc * sizeof(*specs));
-	if (specs == NULL) {
-		warn_message("out of memory");
-		mem_free((void *)config.na_texts);
-		return EXIT_RESOURCE;
-	}
-	for (int i = 0; i < argc; i++) {
-		struct agg_spec *spec = &specs[i];
-
-		switch (spec_parse(argv[i], spec)) {
-		case SPEC_OK:
-			break;
-		case SPEC_UNKNOWN_AGGREGATE:
-			usage_error("unknown aggregate in '%s'", argv[i]);
-		case SPEC_BAD_COLUMN:
-			usage_error("invalid column in '%s': a field number from 1", argv[i]);
-		case SPEC_BAD_WINDOW:
-			usage_error("invalid window in '%s': a row count from 1 to %llu, or a "
-			    "duration such as 30s", argv[i], (unsigned long long)WINDOW_ROWS_MAX);
-		}
-		if (spec->column_name != NULL && !config.header)
-			usage_error("column '%.*s' in '%s' is a name: names need -H (--header)",
-			    (int)spec->column_name_len, spec->column_name, argv[i]);
-		if (!spec->has_window) {
-			if (!have_default_window)
-				usage_error("no window for '%s': give -w or %s@WINDOW", argv[i],
-				    argv[i]);
-			spec->window = default_window;
-		}
-		if (spec->window.nanos > 0 && !config.has_time)
-			usage_error("window of '%s' is a duration: durations need -t (--time)",
-			    argv[i]);
-		spec->params.min_count = min_count;
-		spec->params.hll_bits = (unsigned)hll_bits;
-		spec->params.hash_seed = seed;
-	}
-	if ((config.time_column.name != NULL || config.group_column.name != NULL) &&
-	    !config.header)
-		usage_error("column '%s' of %s is a name: names need -H (--header)",
-		    config.time_column.name != NULL ? config.time_column.name :
-		    config.group_column.name, config.time_column.name != NULL ? "-t" : "-g");
-	config.specs = specs;
-	config.spec_count = (size_t)argc;
-	config.null_len = strlen(config.null_text);
-	if (!have_output_delimiter && config.input_delimiter != '\0')
-		config.output_delimiter = config.input_delimiter;
-
-	config.stop = &stop_signal;
-	catch_signals();
-	output_init(&out, STDOUT_FILENO);
-	status = pipeline_run(&config, STDIN_FILENO, &out, &report);
-	if (output_finish(&out) != 0 && status != PIPELINE_WRITE_ERROR) {
-		status = PIPELINE_WRITE_ERROR;
-		report.error_number = out.error;
-	}
 	switch (status) {
 	case PIPELINE_OK:
 		break;
 	case PIPELINE_BAD_INPUT:
-		report_failure(&report);
+		report_failure(report);
 		exit_status = EXIT_BAD_INPUT;
 		break;
 	case PIPELINE_MALFORMED_CSV:
 		warn_message("line %llu, column %zu: malformed CSV (a quote inside an unquoted "
-		    "field, or text after a closing quote)", (unsigned long long)report.failed_line,
-		    report.failed_column);
+		    "field, or text after a closing quote)",
+		    (unsigned long long)report->failed_line, report->failed_column);
 		exit_status = EXIT_BAD_INPUT;
 		break;
 	case PIPELINE_OPEN_QUOTE:
-		warn_message("line %llu, column %zu: a quoted field opened here is never closed",
-		    (unsigned long long)report.failed_line, report.failed_column);
+		warn_message("line %llu, column %zu: a quoted field opened here is never "
+		    "closed", (unsigned long long)report->failed_line, report->failed_column);
 		exit_status = EXIT_BAD_INPUT;
 		break;
 	case PIPELINE_UNKNOWN_COLUMN:
 		warn_message("unknown column '%.*s'; the header has: %s",
-		    (int)report.failed_column_name_len, report.failed_column_name,
-		    report.header_names != NULL ? report.header_names : "(out of memory)");
+		    (int)report->failed_column_name_len, report->failed_column_name,
+		    report->header_names != NULL ? report->header_names : "(out of memory)");
 		fputs("Try 'swag --help' for more information.\n", stderr);
 		exit_status = EXIT_USAGE;
 		break;
@@ -573,11 +646,11 @@ main(int argc, char *argv[])
 		exit_status = EXIT_BAD_INPUT;
 		break;
 	case PIPELINE_READ_ERROR:
-		warn_message("read error: %s", strerror(report.error_number));
+		warn_message("read error: %s", strerror(report->error_number));
 		exit_status = EXIT_RESOURCE;
 		break;
 	case PIPELINE_WRITE_ERROR:
-		warn_message("write error: %s", strerror(report.error_number));
+		warn_message("write error: %s", strerror(report->error_number));
 		exit_status = EXIT_RESOURCE;
 		break;
 	case PIPELINE_NO_MEMORY:
@@ -589,10 +662,36 @@ main(int argc, char *argv[])
 	}
 	/* Under --strict the message above says all; else each kind of problem is summed up. */
 	if (!quiet && status != PIPELINE_BAD_INPUT && status != PIPELINE_UNKNOWN_COLUMN)
-		report_problems(&report);
+		report_problems(report);
+	return exit_status;
+}
+
+int
+main(int argc, char *argv[])
+{
+	struct settings settings;
+	struct pipeline_report report;
+	enum pipeline_status status;
+	int exit_status;
+
+	/* Messages name the program swag however it was called; getopt takes argv[0]. */
+	argv[0] = "swag";
+	/* Numbers are read and written in the C locale: swag never calls setlocale(). */
+	parse_options(argc, argv, &settings);
+	argc -= optind;
+	argv += optind;
+	settings.config.hash_seed = hash_seed();
+	if (check_specs(argc, argv, &settings) != 0) {
+		warn_message("out of memory");
+		mem_free((void *)settings.config.na_texts);
+		return EXIT_RESOURCE;
+	}
+
+	status = run(&settings.config, &report);
+	exit_status = report_status(status, &report, settings.quiet);
 	mem_free(report.header_names);
-	mem_free(specs);
-	mem_free((void *)config.na_texts);
+	mem_free(settings.config.specs);
+	mem_free((void *)settings.config.na_texts);
 	if (status == PIPELINE_STOPPED)
 		return end_by_signal(stop_signal);
 	return exit_status;

@@ -1,60 +1,59 @@
 /*
-** numprint.c: format_number, format_fixed and format_uint, the printers of every result.
-**
-** format_number finds the shortest round-tripping digits with Schubfach (Raffaello
-** Giulietti, "The Schubfach way to render doubles", 2020; the algorithm behind Java's
-** Double.toString since JDK 19). Schubfach was chosen over Ryu because it needs one
-** table of 617 128-bit powers of ten and no loop: three 64x128-bit multiplications give
-** the rounding interval's ends scaled by a power of ten, and at most two comparisons
-** pick the answer, which keeps one call within tens of nanoseconds. Over Grisu it has
-** the advantage of never needing a fallback. The table comes from
-** scripts/gen-numprint-table, which also proves the fixed-point logarithms used below.
-** The multiplication follows Alexander Bolz's C++ port (Drachennest), which keeps the
-** powers of ten to 128 bits rather than the paper's 126.
-**
-** Nearly every double takes a shorter way to Schubfach's answer, shortest_decimal_fast:
-** one multiplication gives the value scaled by the power of ten with 64 bits of fraction,
-** the power's top word gives half the gap between doubles in the same units, and
-** comparisons of the two pick the answer, exactly wherever |x| is in [1.2e-10, 7.2e16)
-** and elsewhere unless a comparison is too close to call, when the three multiplications
-** decide. (The single product is Yaoyuan Guo's idea in yy_double, which Victor
-** Zverovich's Zmij also takes up; the argument for exactness here is this file's own,
-** given at the function.) The digits are then written sixteen at once with SSE2 on
-** x86-64, or with 64-bit SWAR elsewhere, straight into their place in the text.
-**
-** Why this and not Dragonbox (Junekey Jeon, 2020), which also needs one multiplication
-** in the common case and which Debian packages (libdragonbox-dev): measured the same way,
-** callgrind on "swag -w 1000 avg < build/bench/numbers-200000.txt" (results of 9 and 17
-** significant digits), format_number costs 159 instructions a value as it is here, and
-** 223 with Dragonbox 1.1.3 behind a C++ shim that returns its significand and exponent
-** to this file's formatting (77 in Dragonbox's to_decimal, 26 in the shim and the call,
-** 120 here), 252 when Dragonbox removes the trailing zeros itself. The Schubfach before
-** this one, three multiplications and digits staged in a buffer, took 263; this one with
-** the SWAR digits instead of SSE2 takes 200. bench_numprint agrees, in ns a value for
-** integers, 17-digit averages, two decimals, tiny and huge values: 7.2, 18.7, 17.2, 19.5
-** and 24.6 here; 7.2, 22.9, 18.3, 22.3 and 30.3 with Dragonbox; 10.0, 30.3, 22.3, 30.8
-** and 36.2 before. Dragonbox would also have brought a C++ compiler into the build.
-**
-** format_fixed works with exact integer arithmetic: a finite double is c * 2^q with an
-** integer c < 2^53, so x * 10^p = c * 5^p * 2^(q+p), and for |x| < 2^122 (q <= 69) that
-** product and its rounding fit in 128 bits. Only larger magnitudes go to snprintf.
-**
-** tests/bench/bench_numprint.c measured, per value on the development machine (gcc -O2,
-** x86_64): format_number 7 ns for integers and 17-25 ns for other values, against
-** 185-535 ns for snprintf("%.17g"); format_fixed at precision 2, 12-25 ns against
-** 120-230 ns for snprintf("%.2f") (the same for values beyond 2^122, which go to it).
-**
-** Everything here assumes IEEE-754 binary64 doubles and a compiler with unsigned
-** __int128 (gcc and clang on 64-bit targets), and that a right shift of a negative int
-** is arithmetic, which gcc and clang document.
-*/
-#include "numprint.h"
-
+ * numprint.c: format_number, format_fixed and format_uint, the printers of every result
+ * (see numprint.h).
+ *
+ * format_number finds the shortest round-tripping digits with Schubfach (Raffaello
+ * Giulietti, "The Schubfach way to render doubles", 2020; the algorithm behind Java's
+ * Double.toString since JDK 19).  Schubfach was chosen over Ryu because it needs one
+ * table of 617 128-bit powers of ten and no loop: three 64x128-bit multiplications give
+ * the rounding interval's ends scaled by a power of ten, and at most two comparisons
+ * pick the answer, which keeps one call within tens of nanoseconds.  Over Grisu it has
+ * the advantage of never needing a fallback.  The table comes from
+ * scripts/gen-numprint-table, which also proves the fixed-point logarithms used below.
+ * The multiplication follows Alexander Bolz's C++ port (Drachennest), which keeps the
+ * powers of ten to 128 bits rather than the paper's 126.
+ *
+ * Nearly every double takes a shorter way to Schubfach's answer, shortest_decimal_fast:
+ * one multiplication gives the value scaled by the power of ten with 64 bits of
+ * fraction, the power's top word gives half the gap between doubles in the same units,
+ * and comparisons of the two pick the answer, exactly wherever |x| is in [1.2e-10,
+ * 7.2e16) and elsewhere unless a comparison is too close to call, when the three
+ * multiplications decide.  (The single product is Yaoyuan Guo's idea in yy_double,
+ * which Victor Zverovich's Zmij also takes up; the argument for exactness here is this
+ * file's own, given at the function.)  The digits are then written sixteen at once with
+ * SSE2 on x86-64, or with 64-bit SWAR elsewhere, straight into their place in the text.
+ *
+ * Why this and not Dragonbox (Junekey Jeon, 2020), which also needs one multiplication
+ * in the common case and which Debian packages (libdragonbox-dev): measured the same
+ * way, callgrind on "swag -w 1000 avg < build/bench/numbers-200000.txt" (results of 9
+ * and 17 significant digits), format_number costs 159 instructions a value as it is
+ * here (200 with the SWAR digits instead of SSE2), and 223 with Dragonbox 1.1.3 behind
+ * a C++ shim that returns its significand and exponent to this file's formatting (77 in
+ * Dragonbox's to_decimal, 26 in the shim and the call, 120 here), 252 when Dragonbox
+ * removes the trailing zeros itself.  bench_numprint agrees, in ns a value for
+ * integers, 17-digit averages, two decimals, tiny and huge values: 7.2, 18.7, 17.2,
+ * 19.5 and 24.6 here; 7.2, 22.9, 18.3, 22.3 and 30.3 with Dragonbox.  Dragonbox would
+ * also have brought a C++ compiler into the build.
+ *
+ * format_fixed works with exact integer arithmetic: a finite double is c * 2^q with an
+ * integer c < 2^53, so x * 10^p = c * 5^p * 2^(q+p), and for |x| < 2^122 (q <= 69) that
+ * product and its rounding fit in 128 bits.  Only larger magnitudes go to snprintf.
+ *
+ * tests/bench/bench_numprint.c measures, per value (gcc -O2, x86_64): format_number 7 ns
+ * for integers and 17-25 ns for other values, against 185-535 ns for
+ * snprintf("%.17g"); format_fixed at precision 2, 12-25 ns against 120-230 ns for
+ * snprintf("%.2f") (the same for values beyond 2^122, which go to it).
+ *
+ * Everything here assumes IEEE-754 binary64 doubles and a compiler with unsigned
+ * __int128 (gcc and clang on 64-bit targets), and that a right shift of a negative int
+ * is arithmetic, which gcc and clang document.
+ */
 #include <float.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "numprint.h"
 #include "numprint_table.h"
 
 #if !defined(__SIZEOF_INT128__)
@@ -67,10 +66,10 @@
 __extension__ typedef unsigned __int128 uint128;
 
 /*
-** write_sixteen_digits uses SSE2 where the compiler targets it (every x86-64); elsewhere,
-** or with NUMPRINT_NO_SIMD defined (how the tests cover that path on x86-64 too), 64-bit
-** SWAR arithmetic gives the same digits.
-*/
+ * write_sixteen_digits uses SSE2 where the compiler targets it (every x86-64);
+ * elsewhere, or with NUMPRINT_NO_SIMD defined (how the tests cover that path on x86-64
+ * too), 64-bit SWAR arithmetic gives the same digits.
+ */
 #if defined(__SSE2__) && !defined(NUMPRINT_NO_SIMD) && defined(__BYTE_ORDER__) && \
     __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 #define NUMPRINT_USE_SSE2 1
@@ -84,26 +83,26 @@ __extension__ typedef unsigned __int128 uint128;
 #define HIDDEN_BIT ((uint64_t)1 << SIGNIFICAND_BITS)
 #define SIGNIFICAND_MASK (HIDDEN_BIT - 1)
 #define EXPONENT_FIELD_MAX 0x7FF
-#define EXPONENT_BIAS 1075 /* 1023, plus 52 to make the significand an integer */
+#define EXPONENT_BIAS 1075	/* 1023, plus 52 to make the significand an integer */
 
 /*
-** format_fixed's exact path handles x = c * 2^q with q up to this, so |x| < 2^122 and every
-** integer it prints is below 2^123: c * 5^30 < 2^53 * 2^70 and c << 69 < 2^122.
-*/
+ * format_fixed's exact path handles x = c * 2^q with q up to this, so |x| < 2^122 and
+ * every integer it prints is below 2^123: c * 5^30 < 2^53 * 2^70 and c << 69 < 2^122.
+ */
 #define FIXED_EXACT_Q_MAX 69
 
 /* "00" "01" ... "99": two digits per division by 100 halves the divisions. */
 static const char digit_pairs[201] =
-	"00010203040506070809"
-	"10111213141516171819"
-	"20212223242526272829"
-	"30313233343536373839"
-	"40414243444546474849"
-	"50515253545556575859"
-	"60616263646566676869"
-	"70717273747576777879"
-	"80818283848586878889"
-	"90919293949596979899";
+    "00010203040506070809"
+    "10111213141516171819"
+    "20212223242526272829"
+    "30313233343536373839"
+    "40414243444546474849"
+    "50515253545556575859"
+    "60616263646566676869"
+    "70717273747576777879"
+    "80818283848586878889"
+    "90919293949596979899";
 
 static const uint64_t powers_of_ten[20] = {
 	1U,
@@ -162,9 +161,11 @@ static const uint64_t powers_of_five[POWER_OF_FIVE_MAX_64 + 1] = {
 };
 
 /* Writes v, which is below 10^8, as exactly eight digits (leading zeros kept) at p. */
-static void write_eight_digits(char *p, uint32_t v)
+static void
+write_eight_digits(char *p, uint32_t v)
 {
 	uint32_t high = v / 10000, low = v % 10000;
+
 	memcpy(p + 0, digit_pairs + 2 * (high / 100), 2);
 	memcpy(p + 2, digit_pairs + 2 * (high % 100), 2);
 	memcpy(p + 4, digit_pairs + 2 * (low / 100), 2);
@@ -172,15 +173,18 @@ static void write_eight_digits(char *p, uint32_t v)
 }
 
 /*
-** Writes the decimal digits of v so that the last one lands at end[-1], and nothing
-** before the first digit. The caller has made room: decimal_length(v) bytes.
-*/
-static void write_digits_backward(char *end, uint64_t v)
+ * Writes the decimal digits of v so that the last one lands at end[-1], and nothing
+ * before the first digit.  The caller has made room: decimal_length(v) bytes.
+ */
+static void
+write_digits_backward(char *end, uint64_t v)
 {
 	uint32_t small;
+
 	/* Eight digits at a time while they need 64 bits, then 32-bit arithmetic. */
 	while (v >= 100000000U) {
 		uint64_t quotient = v / 100000000U;
+
 		end -= 8;
 		write_eight_digits(end, (uint32_t)(v - quotient * 100000000U));
 		v = quotient;
@@ -188,6 +192,7 @@ static void write_digits_backward(char *end, uint64_t v)
 	small = (uint32_t)v;
 	while (small >= 100) {
 		uint32_t quotient = small / 100;
+
 		end -= 2;
 		memcpy(end, digit_pairs + 2 * (small - quotient * 100), 2);
 		small = quotient;
@@ -199,36 +204,37 @@ static void write_digits_backward(char *end, uint64_t v)
 }
 
 /*
-** Returns the eight decimal digits of v, which is below 10^8, as one word whose bytes are
-** the digit values 0..9 in reading order: the most significant digit in the lowest byte.
-** The digits come out of every lane at once (SWAR): one multiplication by a reciprocal
-** splits v into two halves of four digits, the next splits each half into two pairs and
-** the last each pair into two digits. About 30 instructions for the eight digits, where
-** write_eight_digits takes about 35 and a digit-by-digit loop more than 60, and the zero
-** lanes give the trailing zeros without dividing by 10 again and again. (Checked on all
-** 10^8 values against printf("%08u").) Against the pair-table writer it replaced, side
-** by side on the same machine, bench_numprint went from 124 to 97 ns an average, from
-** 117 to 73 for two decimals and from 103 to 85 over the mix; callgrind counts 274
-** instructions a value in swag -w 1000 avg, down from 303. It now writes the integers,
-** and every significand where write_sixteen_digits has no SSE2.
-*/
-static inline __attribute__((always_inline)) uint64_t eight_digit_values(uint32_t v)
+ * Returns the eight decimal digits of v, which is below 10^8, as one word whose bytes
+ * are the digit values 0..9 in reading order: the most significant digit in the lowest
+ * byte.  The digits come out of every lane at once (SWAR): one multiplication by a
+ * reciprocal splits v into two halves of four digits, the next splits each half into
+ * two pairs and the last each pair into two digits.  About 30 instructions for the
+ * eight digits, where write_eight_digits takes about 35 and a digit-by-digit loop more
+ * than 60, and the zero lanes give the trailing zeros without dividing by 10 again and
+ * again.  (Checked on all 10^8 values against printf("%08u").)  It writes the integers,
+ * and every significand where write_sixteen_digits has no SSE2.
+ */
+static inline __attribute__((always_inline)) uint64_t
+eight_digit_values(uint32_t v)
 {
 	uint64_t halves = (uint64_t)(v / 10000) | (uint64_t)(v % 10000) << 32;
 	uint64_t hundreds = ((halves * 10486) >> 20) & 0x0000007F0000007FU; /* lane / 100 */
 	uint64_t pairs = (halves - 100 * hundreds) << 16 | hundreds;
-	uint64_t tens = ((pairs * 103) >> 10) & 0x000F000F000F000FU; /* lane / 10 */
+	uint64_t tens = ((pairs * 103) >> 10) & 0x000F000F000F000FU;	/* lane / 10 */
+
 	return (pairs - 10 * tens) << 8 | tens;
 }
 
 /*
-** Stores the digits of a word of eight_digit_values at p as text, from the one at skip
-** (the number of digits to leave out at the front, 0..7) to the last. It always stores
-** eight bytes: those after the 8 - skip digits are scratch.
-*/
-static void store_digits(char *p, uint64_t values, int skip)
+ * Stores the digits of a word of eight_digit_values at p as text, from the one at skip
+ * (the number of digits to leave out at the front, 0..7) to the last.  It always stores
+ * eight bytes: those after the 8 - skip digits are scratch.
+ */
+static void
+store_digits(char *p, uint64_t values, int skip)
 {
-	uint64_t text = values + 0x3030303030303030U; /* '0' in every lane */
+	uint64_t text = values + 0x3030303030303030U;	/* '0' in every lane */
+
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 	text >>= 8 * skip;
 	memcpy(p, &text, 8);
@@ -239,26 +245,30 @@ static void store_digits(char *p, uint64_t values, int skip)
 }
 
 /*
-** Writes v, which is below 10^8, in decimal at buf; returns the number of digits. It
-** always stores eight bytes.
-*/
-static inline __attribute__((always_inline)) size_t write_below_10_to_8(char *buf, uint32_t v)
+ * Writes v, which is below 10^8, in decimal at buf; returns the number of digits.  It
+ * always stores eight bytes.
+ */
+static inline __attribute__((always_inline)) size_t
+write_below_10_to_8(char *buf, uint32_t v)
 {
-	/* The leading zeros are the zero lanes at the low end; 0 keeps one digit. */
 	uint64_t values = eight_digit_values(v);
+	/* The leading zeros are the zero lanes at the low end; 0 keeps one digit. */
 	int skip = v == 0 ? 7 : __builtin_ctzll(values) / 8;
+
 	store_digits(buf, values, skip);
 	return (size_t)(8 - skip);
 }
 
 /*
-** Writes v in decimal at buf and returns the number of digits written. It may write
-** scratch bytes after them, up to buf + 20.
-*/
-static size_t write_uint64(char *buf, uint64_t v)
+ * Writes v in decimal at buf and returns the number of digits written.  It may write
+ * scratch bytes after them, up to buf + 20.
+ */
+static size_t
+write_uint64(char *buf, uint64_t v)
 {
 	uint64_t high, top;
 	size_t length;
+
 	if (v < 100000000U)
 		return write_below_10_to_8(buf, (uint32_t)v);
 	high = v / 100000000U;
@@ -268,7 +278,8 @@ static size_t write_uint64(char *buf, uint64_t v)
 		/* v >= 10^16: high has 9 to 12 digits, top at most 4. */
 		top = high / 100000000U;
 		length = write_below_10_to_8(buf, (uint32_t)top);
-		store_digits(buf + length, eight_digit_values((uint32_t)(high - top * 100000000U)), 0);
+		store_digits(buf + length,
+		    eight_digit_values((uint32_t)(high - top * 100000000U)), 0);
 		length += 8;
 	}
 	store_digits(buf + length, eight_digit_values((uint32_t)(v - high * 100000000U)), 0);
@@ -276,15 +287,17 @@ static size_t write_uint64(char *buf, uint64_t v)
 }
 
 /* Writes v, which must be below 2^123, in decimal at buf; returns the digit count. */
-static size_t write_uint128(char *buf, uint128 v)
+static size_t
+write_uint128(char *buf, uint128 v)
 {
 	const uint64_t ten_to_19 = powers_of_ten[19];
 	uint64_t high, low;
 	size_t length;
+
 	if ((uint64_t)(v >> 64) == 0)
 		return write_uint64(buf, (uint64_t)v);
 	/* Rare (only format_fixed of large values or high precision): one division. */
-	high = (uint64_t)(v / ten_to_19); /* below 2^123 / 10^19 < 2^64 */
+	high = (uint64_t)(v / ten_to_19);	/* below 2^123 / 10^19 < 2^64 */
 	low = (uint64_t)(v % ten_to_19);
 	length = write_uint64(buf, high);
 	memset(buf + length, '0', 19);
@@ -292,39 +305,45 @@ static size_t write_uint128(char *buf, uint128 v)
 	return length + 19;
 }
 
-size_t format_uint(uint64_t v, char *buf)
+size_t
+format_uint(uint64_t v, char *buf)
 {
 	return write_uint64(buf, v);
 }
 
 /* Returns floor(log10(2^q)) for |q| <= 1500 (checked by scripts/gen-numprint-table). */
-static int floor_log10_pow2(int q)
+static int
+floor_log10_pow2(int q)
 {
 	return (q * 1262611) >> 22;
 }
 
 /* Returns floor(log10(3/4 * 2^q)) for |q| <= 1500 (checked likewise). */
-static int floor_log10_three_quarters_pow2(int q)
+static int
+floor_log10_three_quarters_pow2(int q)
 {
 	return (q * 1262611 - 524031) >> 22;
 }
 
 /* Returns floor(log2(10^e)) for |e| <= 400 (checked likewise). */
-static int floor_log2_pow10(int e)
+static int
+floor_log2_pow10(int e)
 {
 	return (e * 1741647) >> 19;
 }
 
 /*
-** Returns cp * g / 2^127 rounded to odd: the integer part, with its lowest bit set when
-** the fraction is not zero. g is a table row {high, low}. Rounding to odd keeps enough
-** of the fraction for the comparisons in shortest_decimal to be exact against the
-** multiples of 4 they compare with (the paper's section 9.9).
-*/
-static uint64_t multiply_round_to_odd(const uint64_t g[2], uint64_t cp)
+ * Returns cp * g / 2^127 rounded to odd: the integer part, with its lowest bit set when
+ * the fraction is not zero.  g is a table row {high, low}.  Rounding to odd keeps
+ * enough of the fraction for the comparisons in shortest_decimal to be exact against
+ * the multiples of 4 they compare with (the paper's section 9.9).
+ */
+static uint64_t
+multiply_round_to_odd(const uint64_t g[2], uint64_t cp)
 {
 	uint128 low_product = (uint128)g[1] * cp;
 	uint128 product = (uint128)g[0] * cp + (uint64_t)(low_product >> 64);
+
 	return (uint64_t)(product >> 63) | ((uint64_t)product != 0);
 }
 
@@ -335,47 +354,48 @@ struct decimal {
 };
 
 /*
-** Schubfach, the paper's figure 7. Returns the decimal with the fewest digits that
-** lies in the rounding interval of v = c * 2^q (the reals that round to v), and among
-** those the closest to v, an even significand on a tie. c is not zero and below 2^53;
-** lower_is_closer says v is a power of two above the smallest normal, whose
-** predecessor is only half as far as its successor. The significand has at most 17
-** digits and may end in zeros.
-*/
-static __attribute__((noinline)) struct decimal shortest_decimal(uint64_t c, int q,
-                                                                 bool lower_is_closer)
+ * Schubfach, the paper's figure 7.  Returns the decimal with the fewest digits that
+ * lies in the rounding interval of v = c * 2^q (the reals that round to v), and among
+ * those the closest to v, an even significand on a tie.  c is not zero and below 2^53;
+ * lower_is_closer says v is a power of two above the smallest normal, whose
+ * predecessor is only half as far as its successor.  The significand has at most 17
+ * digits and may end in zeros.
+ */
+static __attribute__((noinline)) struct decimal
+shortest_decimal(uint64_t c, int q, bool lower_is_closer)
 {
 	struct decimal result;
 	/*
-	** Work with four times the values, so that the interval's ends (v minus and plus
-	** half a gap, or a quarter below a power of two) are integers too.
-	*/
+	 * Work with four times the values, so that the interval's ends (v minus and plus
+	 * half a gap, or a quarter below a power of two) are integers too.
+	 */
 	uint64_t cb = c << 2;
 	uint64_t cb_lower = cb - 2 + lower_is_closer;
 	uint64_t cb_upper = cb + 2;
 	/* The interval's ends belong to it when c is even (strtod rounds ties to even). */
 	bool ends_included = (c & 1) == 0;
 	/*
-	** 10^k is the largest power of ten not above the interval's width, so the scaled
-	** interval holds at least one integer and at most ten.
-	*/
+	 * 10^k is the largest power of ten not above the interval's width, so the scaled
+	 * interval holds at least one integer and at most ten.
+	 */
 	int k = lower_is_closer ? floor_log10_three_quarters_pow2(q) : floor_log10_pow2(q);
-	int shift = q + floor_log2_pow10(-k); /* 0..3, so cb << shift fits in 64 bits */
+	int shift = q + floor_log2_pow10(-k);	/* 0..3, so cb << shift fits in 64 bits */
 	const uint64_t *g = numprint_pow10[-k - NUMPRINT_POW10_MIN];
 	uint64_t vb = multiply_round_to_odd(g, cb << shift);
 	uint64_t vb_lower = multiply_round_to_odd(g, cb_lower << shift) + !ends_included;
 	uint64_t vb_upper = multiply_round_to_odd(g, cb_upper << shift) - !ends_included;
-	uint64_t s = vb >> 2; /* floor(v / 10^k) */
+	uint64_t s = vb >> 2;	/* floor(v / 10^k) */
 	bool u_inside, w_inside;
 
 	/*
-	** First try one digit fewer: the multiples of 10^(k+1) on either side of v. The
-	** interval is narrower than 10^(k+1), so at most one of them lies inside.
-	*/
+	 * First try one digit fewer: the multiples of 10^(k+1) on either side of v.  The
+	 * interval is narrower than 10^(k+1), so at most one of them lies inside.
+	 */
 	if (s >= 10) {
 		uint64_t s_short = s / 10;
 		bool u_short_inside = vb_lower <= 40 * s_short;
 		bool w_short_inside = 40 * s_short + 40 <= vb_upper;
+
 		if (u_short_inside != w_short_inside) {
 			result.significand = s_short + w_short_inside;
 			result.exponent = k + 1;
@@ -395,83 +415,86 @@ static __attribute__((noinline)) struct decimal shortest_decimal(uint64_t c, int
 }
 
 /* Whether a and b, taken modulo 2^64, are at most 4 apart. */
-static inline bool too_close(uint64_t a, uint64_t b)
+static inline bool
+too_close(uint64_t a, uint64_t b)
 {
 	return a - b + 4 <= 8;
 }
 
 /*
-** shortest_decimal in one multiplication instead of three, for v = c * 2^q a normal
-** double whose neighbours are equally far away (c > 2^52). With the same k, V = v / 10^k
-** is in [2^52, 10 * 2^53) and H = 2^(q-1) / 10^k, half the gap between doubles in those
-** units, is in [1/2, 5). The rounding interval is [V - H, V + H], its ends included when
-** c is even. It is narrower than 10, so it holds at most one multiple of 10: when it holds
-** one, that is the answer (no other decimal inside has as few digits); otherwise the
-** integer nearest V is, which lies inside since H > 1/2 (but at q = 0, where V is an
-** integer and its own answer). That is Schubfach's choice, but made from one product,
-** g * (c << (h + 1)), whose top 64 bits are floor(V) and whose next 64 are V's fraction,
-** and from g's top word, which is H: the interval's ends need no products of their own.
-**
-** Exactness. g overestimates 10^-k by less than one unit of its last bit, so the
-** product's top 128 bits P satisfy V * 2^64 - 1 < P < V * 2^64 + 1/128. So when the
-** fraction word is not 0 the top word is floor(V), (V - lower_multiple) * 2^60 lies in
-** (r - 1, r + 2) and H * 2^60 in (half_gap - 1, half_gap + 1). When V * 2^60 and
-** H * 2^60 are integers, they are r and half_gap, and every comparison below is exact,
-** ties included: that is when k <= 0 and q - k >= -59, which is q in -85..3 (q - k grows
-** with q), |v| in [1.2e-10, 7.2e16), nearly everything swag prints. Elsewhere a
-** comparison is trusted only when its two sides are more than 4 units apart, beyond the
-** error; when one is not, the function returns false and the caller asks
-** shortest_decimal. That happens to 1 random bit pattern in 2000: mostly integers from
-** 2^57 to 2^80, whose V is often an integer or has an end of the interval on a multiple
-** of 10, and round numbers such as 1e20.
-**
-** Returns true with *result set, significand * 10^exponent with 16 or 17 digits
-** (perhaps ending in zeros), or false, leaving *result alone.
-*/
-static inline __attribute__((always_inline)) bool shortest_decimal_fast(uint64_t c, int q,
-                                                                        struct decimal *result)
+ * shortest_decimal in one multiplication instead of three, for v = c * 2^q a normal
+ * double whose neighbours are equally far away (c > 2^52).  With the same k,
+ * V = v / 10^k is in [2^52, 10 * 2^53) and H = 2^(q-1) / 10^k, half the gap between
+ * doubles in those units, is in [1/2, 5).  The rounding interval is [V - H, V + H], its
+ * ends included when c is even.  It is narrower than 10, so it holds at most one
+ * multiple of 10: when it holds one, that is the answer (no other decimal inside has as
+ * few digits); otherwise the integer nearest V is, which lies inside since H > 1/2 (but
+ * at q = 0, where V is an integer and its own answer).  That is Schubfach's choice, but
+ * made from one product, g * (c << (h + 1)), whose top 64 bits are floor(V) and whose
+ * next 64 are V's fraction, and from g's top word, which is H: the interval's ends need
+ * no products of their own.
+ *
+ * Exactness.  g overestimates 10^-k by less than one unit of its last bit, so the
+ * product's top 128 bits P satisfy V * 2^64 - 1 < P < V * 2^64 + 1/128.  So when the
+ * fraction word is not 0 the top word is floor(V), (V - lower_multiple) * 2^60 lies in
+ * (r - 1, r + 2) and H * 2^60 in (half_gap - 1, half_gap + 1).  When V * 2^60 and
+ * H * 2^60 are integers, they are r and half_gap, and every comparison below is exact,
+ * ties included: that is when k <= 0 and q - k >= -59, which is q in -85..3 (q - k
+ * grows with q), |v| in [1.2e-10, 7.2e16), nearly everything swag prints.  Elsewhere a
+ * comparison is trusted only when its two sides are more than 4 units apart, beyond the
+ * error; when one is not, the function returns false and the caller asks
+ * shortest_decimal.  That happens to 1 random bit pattern in 2000: mostly integers from
+ * 2^57 to 2^80, whose V is often an integer or has an end of the interval on a multiple
+ * of 10, and round numbers such as 1e20.
+ *
+ * Returns true with *result set, significand * 10^exponent with 16 or 17 digits
+ * (perhaps ending in zeros), or false, leaving *result alone.
+ */
+static inline __attribute__((always_inline)) bool
+shortest_decimal_fast(uint64_t c, int q, struct decimal *result)
 {
-	const uint64_t ten = (uint64_t)10 << 60; /* 10 with 60 fraction bits */
-	const uint64_t half = (uint64_t)1 << 63; /* 1/2 with 64 fraction bits */
+	const uint64_t ten = (uint64_t)10 << 60;	/* 10 with 60 fraction bits */
+	const uint64_t half = (uint64_t)1 << 63;	/* 1/2 with 64 fraction bits */
 	int k = floor_log10_pow2(q);
-	int h = q + floor_log2_pow10(-k); /* 0..3 */
+	int h = q + floor_log2_pow10(-k);	/* 0..3 */
 	const uint64_t *g = numprint_pow10[-k - NUMPRINT_POW10_MIN];
-	uint64_t cp = c << (h + 1);          /* below 2^57 */
+	uint64_t cp = c << (h + 1);		/* below 2^57 */
 	uint128 product = (uint128)g[0] * cp + (uint64_t)(((uint128)g[1] * cp) >> 64);
-	uint64_t integral = (uint64_t)(product >> 64); /* N = floor(V) */
-	uint64_t fraction = (uint64_t)product;         /* (V - N) * 2^64 */
+	uint64_t integral = (uint64_t)(product >> 64);	/* N = floor(V) */
+	uint64_t fraction = (uint64_t)product;		/* (V - N) * 2^64 */
 	/* integral / 10 by 2^64 / 10 rounded up, exact below 2^62; integral is below 2^57. */
 	uint64_t tenth = (uint64_t)(((uint128)integral * 0x199999999999999AU) >> 64);
 	uint64_t digit = integral - 10 * tenth;
 	uint64_t lower_multiple = integral - digit;
-	/* r = (V - lower_multiple) * 2^60 and H * 2^60: four integer bits and 60 of fraction. */
+	/* r = (V - lower_multiple) * 2^60 and H * 2^60: 4 integer bits and 60 of fraction. */
 	uint64_t r = digit << 60 | fraction >> 4;
 	uint64_t half_gap = g[0] >> (4 - h);
-	uint64_t even = (c & 1) == 0; /* the ends are inside */
+	uint64_t even = (c & 1) == 0;	/* the ends are inside */
 
 	if (q < -85 || q > 3) {
 		/* Not exact: give up when a comparison is too close to call. */
-		if (too_close(fraction, 0) || too_close(fraction, half) || too_close(r, half_gap) ||
-		    too_close(r + half_gap, ten))
+		if (too_close(fraction, 0) || too_close(fraction, half) ||
+		    too_close(r, half_gap) || too_close(r + half_gap, ten))
 			return false;
 	}
 	result->exponent = k;
-	if (r < half_gap + even) /* V - lower_multiple < H, or <= H */
+	if (r < half_gap + even)	/* V - lower_multiple < H, or <= H */
 		result->significand = lower_multiple;
-	else if (r + half_gap + even > ten) /* lower_multiple + 10 - V < H, or <= H */
+	else if (r + half_gap + even > ten)	/* lower_multiple + 10 - V < H, or <= H */
 		result->significand = lower_multiple + 10;
-	else /* the nearest integer, an even one on a tie */
-		result->significand =
-		    integral + (fraction > half || (fraction == half && (integral & 1) != 0));
+	else	/* the nearest integer, an even one on a tie */
+		result->significand = integral +
+		    (fraction > half || (fraction == half && (integral & 1) != 0));
 	return true;
 }
 
 #if NUMPRINT_USE_SSE2
 /*
-** Returns v, hiding its value from the optimizer: gcc would otherwise turn a pmullw by a
-** constant into three to five shifts and adds, more instructions for no gain.
-*/
-static inline __m128i opaque(__m128i v)
+ * Returns v, hiding its value from the optimizer: gcc would otherwise turn a pmullw by
+ * a constant into three to five shifts and adds, more instructions for no gain.
+ */
+static inline __m128i
+opaque(__m128i v)
 {
 	__asm__("" : "+x"(v));
 	return v;
@@ -479,101 +502,103 @@ static inline __m128i opaque(__m128i v)
 #endif
 
 /*
-** Writes high and low, each below 10^8, as sixteen digits at p, high's eight first and
-** leading zeros kept. Returns how many of the sixteen there are up to the last one that
-** is not zero (0 when both are zero).
-*/
-static inline __attribute__((always_inline)) int write_sixteen_digits(char *p, uint32_t high,
-                                                                      uint32_t low)
+ * Writes high and low, each below 10^8, as sixteen digits at p, high's eight first and
+ * leading zeros kept.  Returns how many of the sixteen there are up to the last one
+ * that is not zero (0 when both are zero).
+ */
+static inline __attribute__((always_inline)) int
+write_sixteen_digits(char *p, uint32_t high, uint32_t low)
 {
 #if NUMPRINT_USE_SSE2
 	/*
-	** The SWAR of eight_digit_values on both halves at once, in a 128-bit register
-	** of SSE2: high and low in its two 64-bit lanes, each split by 10^4 into two
-	** 32-bit lanes (0xD1B71759 / 2^45 gives x / 10^4 for every x below 2^32), each of
-	** those by 100 into two 16-bit lanes (5243 / 2^19: exact below 43699) and each of
-	** those by 10 into two bytes (6554 / 2^16: exact below 16389). Only the 32-bit
-	** lanes come out in the wrong order (the quotient after the remainder), which a
-	** shuffle puts right. About 30 instructions where the SWAR takes 60.
-	*/
+	 * The SWAR of eight_digit_values on both halves at once, in a 128-bit register of
+	 * SSE2: high and low in its two 64-bit lanes, each split by 10^4 into two 32-bit
+	 * lanes (0xD1B71759 / 2^45 gives x / 10^4 for every x below 2^32), each of those by
+	 * 100 into two 16-bit lanes (5243 / 2^19: exact below 43699) and each of those by 10
+	 * into two bytes (6554 / 2^16: exact below 16389).  Only the 32-bit lanes come out
+	 * in the wrong order (the quotient after the remainder), which a shuffle puts
+	 * right.  About 30 instructions where the SWAR takes 60.
+	 */
 	const __m128i x = _mm_set_epi64x((long long)low, (long long)high);
 	const __m128i by_10000 =
 	    _mm_srli_epi64(_mm_mul_epu32(x, _mm_set1_epi32((int)0xD1B71759U)), 45);
 	/* x + q * (2^32 - 10^4) = (x - 10^4 * q) | q << 32: remainder, then quotient. */
-	const __m128i fours =
-	    _mm_add_epi64(x, _mm_mul_epu32(by_10000, _mm_set1_epi32((int)(0xFFFFFFFFU - 9999))));
+	const __m128i fours = _mm_add_epi64(x,
+	    _mm_mul_epu32(by_10000, _mm_set1_epi32((int)(0xFFFFFFFFU - 9999))));
 	const __m128i by_100 = _mm_srli_epi16(_mm_mulhi_epu16(fours, _mm_set1_epi16(5243)), 3);
 	const __m128i mod_100 =
 	    _mm_sub_epi16(fours, _mm_mullo_epi16(by_100, opaque(_mm_set1_epi16(100))));
 	const __m128i pairs = _mm_or_si128(by_100, _mm_slli_epi32(mod_100, 16));
 	const __m128i by_10 = _mm_mulhi_epu16(pairs, _mm_set1_epi16(6554));
 	/* pair << 8 - (10 * 256 - 1) * tens = units << 8 | tens. */
-	const __m128i swapped =
-	    _mm_sub_epi16(_mm_slli_epi16(pairs, 8),
-	                  _mm_mullo_epi16(by_10, opaque(_mm_set1_epi16(10 * 256 - 1))));
+	const __m128i swapped = _mm_sub_epi16(_mm_slli_epi16(pairs, 8),
+	    _mm_mullo_epi16(by_10, opaque(_mm_set1_epi16(10 * 256 - 1))));
 	const __m128i values = _mm_shuffle_epi32(swapped, _MM_SHUFFLE(2, 3, 0, 1));
-	unsigned zero = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(values, _mm_setzero_si128()));
-	unsigned nonzero = zero ^ 0xFFFFU; /* a bit for each digit that is not 0 */
+	unsigned zero =
+	    (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(values, _mm_setzero_si128()));
+	unsigned nonzero = zero ^ 0xFFFFU;	/* a bit for each digit that is not 0 */
+
 	_mm_storeu_si128((__m128i *)(void *)p, _mm_or_si128(values, _mm_set1_epi8('0')));
 	/* The highest set bit of nonzero, counted from 1; 0 for none. */
 	return 31 - __builtin_clz(nonzero << 1 | 1);
 #else
 	uint64_t high_values = eight_digit_values(high);
 	uint64_t low_values = eight_digit_values(low);
+
 	store_digits(p, high_values, 0);
 	store_digits(p + 8, low_values, 0);
 	/* The trailing zeros are the zero lanes at the high end of each word. */
-	return low_values != 0    ? 16 - __builtin_clzll(low_values) / 8
-	       : high_values != 0 ? 8 - __builtin_clzll(high_values) / 8
-	                          : 0;
+	return low_values != 0 ? 16 - __builtin_clzll(low_values) / 8 :
+	    high_values != 0 ? 8 - __builtin_clzll(high_values) / 8 : 0;
 #endif
 }
 
 /*
-** Writes the significand that write_decimal took apart at p: first, its 17th digit from
-** the right, only when more says that it is not 0, then high and low as sixteen digits.
-** Returns how many digits there are up to the last that is not zero. Always stores 17
-** bytes: the last is scratch when more is 0.
-*/
-static inline __attribute__((always_inline)) int write_significand(char *p, uint32_t first,
-                                                                   int more, uint32_t high,
-                                                                   uint32_t low)
+ * Writes the significand that write_decimal took apart at p: first, its 17th digit from
+ * the right, only when more says that it is not 0, then high and low as sixteen digits.
+ * Returns how many digits there are up to the last that is not zero.  Always stores 17
+ * bytes: the last is scratch when more is 0.
+ */
+static inline __attribute__((always_inline)) int
+write_significand(char *p, uint32_t first, int more, uint32_t high, uint32_t low)
 {
-	p[0] = (char)('0' + first); /* overwritten when it is 0 */
+	p[0] = (char)('0' + first);	/* overwritten when it is 0 */
 	return more + write_sixteen_digits(p + more, high, low);
 }
 
 /*
-** Writes d = significand * 10^exponent (significand in [10^15, 10^17), perhaps ending in
-** zeros) as swag(1) prints them (OUTPUT): its digits without the trailing zeros, in plain decimal
-** when the leading digit's power of ten is -5..15, in printf's %e style otherwise.
-** Returns the number of bytes written, at most 23; it may write scratch bytes after
-** them, up to buf + 31.
-*/
-static size_t write_decimal(char *buf, struct decimal d)
+ * Writes d = significand * 10^exponent (significand in [10^15, 10^17), perhaps ending
+ * in zeros) as swag(1) prints them (OUTPUT): its digits without the trailing zeros, in
+ * plain decimal when the leading digit's power of ten is -5..15, in printf's %e style
+ * otherwise.  Returns the number of bytes written, at most 23; it may write scratch
+ * bytes after them, up to buf + 31.
+ */
+static size_t
+write_decimal(char *buf, struct decimal d)
 {
 	/* The significand is first, high, low: 1, 8 and 8 digits. */
 	uint64_t upper = d.significand / 100000000U;
 	uint32_t first = (uint32_t)upper / 100000000U;
 	uint32_t high = (uint32_t)upper - first * 100000000U;
 	uint32_t low = (uint32_t)(d.significand - upper * 100000000U);
-	int more = first != 0;                         /* 17 digits, not 16 */
-	int leading_exponent = d.exponent + 15 + more; /* x = d.ddd * 10^this */
-	int count;                                     /* significant digits */
+	int more = first != 0;				/* 17 digits, not 16 */
+	int leading_exponent = d.exponent + 15 + more;	/* x = d.ddd * 10^this */
+	int count;					/* significant digits */
 	unsigned magnitude;
 	char *p;
 
 	/* The digits go straight to their place in each notation. */
 	if (leading_exponent >= 0 && leading_exponent <= 15) {
 		int integer_digits = leading_exponent + 1;
+
 		count = write_significand(buf, first, more, high, low);
 		/* "ddd" or "ddd000": the digits hold the zeros already. */
 		if (integer_digits >= count)
 			return (size_t)integer_digits;
 		/*
-		** "dd.ddd": the digits after the point move one place right. buf + 32 bounds
-		** the move: the sign, 14 integer digits, the point and 16 bytes make 32.
-		*/
+		 * "dd.ddd": the digits after the point move one place right.  buf + 32 bounds
+		 * the move: the sign, 14 integer digits, the point and 16 bytes make 32.
+		 */
 		if (integer_digits <= 14)
 			memmove(buf + integer_digits + 1, buf + integer_digits, 16);
 		else
@@ -584,6 +609,7 @@ static size_t write_decimal(char *buf, struct decimal d)
 	if (leading_exponent >= -5 && leading_exponent < 0) {
 		/* "0.000ddd", at most 2 + 4 + 17 bytes. */
 		int point_zeros = -leading_exponent - 1;
+
 		memcpy(buf, "0.000000", 8);
 		count = write_significand(buf + 2 + point_zeros, first, more, high, low);
 		return (size_t)(2 + point_zeros + count);
@@ -608,13 +634,15 @@ static size_t write_decimal(char *buf, struct decimal d)
 }
 
 /*
-** Writes "nan" when significand (the NaN payload) is not zero, else the infinity of the
-** given sign; returns the length.
-*/
-static size_t write_special(char *buf, uint64_t significand, bool negative)
+ * Writes "nan" when significand (the NaN payload) is not zero, else the infinity of the
+ * given sign; returns the length.
+ */
+static size_t
+write_special(char *buf, uint64_t significand, bool negative)
 {
 	if (significand != 0) {
-		memcpy(buf, "nan", 3); /* never "-nan": the sign of a NaN means nothing */
+		/* Never "-nan": the sign of a NaN means nothing. */
+		memcpy(buf, "nan", 3);
 		return 3;
 	}
 	if (negative) {
@@ -626,9 +654,9 @@ static size_t write_special(char *buf, uint64_t significand, bool negative)
 }
 
 /*
-** A finite or special double taken apart: x = (-1)^negative * c * 2^q, with the raw
-** exponent field and significand kept for the special values and the boundaries.
-*/
+ * A finite or special double taken apart: x = (-1)^negative * c * 2^q, with the raw
+ * exponent field and significand kept for the special values and the boundaries.
+ */
 struct binary {
 	uint64_t significand;
 	unsigned exponent_field;
@@ -637,12 +665,13 @@ struct binary {
 	int q;
 };
 
-static inline struct binary decompose(double x)
+static inline struct binary
+decompose(double x)
 {
 	struct binary b;
 	uint64_t bits;
 
-	memcpy(&bits, &x, sizeof bits);
+	memcpy(&bits, &x, sizeof(bits));
 	b.negative = (bits >> 63) != 0;
 	b.exponent_field = (unsigned)(bits >> SIGNIFICAND_BITS) & EXPONENT_FIELD_MAX;
 	b.significand = bits & SIGNIFICAND_MASK;
@@ -657,7 +686,8 @@ static inline struct binary decompose(double x)
 	return b;
 }
 
-size_t format_number(double x, char *buf)
+size_t
+format_number(double x, char *buf)
 {
 	struct binary b = decompose(x);
 	struct decimal d;
@@ -668,23 +698,24 @@ size_t format_number(double x, char *buf)
 		if (b.exponent_field == EXPONENT_FIELD_MAX)
 			return write_special(buf, b.significand, b.negative);
 		if (b.c == 0) {
-			buf[0] = '0'; /* -0 too: swag(1) prints it without a sign */
+			buf[0] = '0';	/* -0 too: swag(1) prints it without a sign */
 			return 1;
 		}
 	}
 	*p = '-';
 	p += b.negative;
 	/*
-	** An integer below 2^53 has no fraction bits: print it as one. It is also its own
-	** shortest form, since doubles there are at most 1 apart. (For q in -52..0, c shifted
-	** left by 64 + q, in two steps that stay below 64, keeps only its -q fraction bits.)
-	*/
+	 * An integer below 2^53 has no fraction bits: print it as one.  It is also its own
+	 * shortest form, since doubles there are at most 1 apart.  (For q in -52..0, c
+	 * shifted left by 64 + q, in two steps that stay below 64, keeps only its -q
+	 * fraction bits.)
+	 */
 	if (b.q <= 0 && b.q >= -SIGNIFICAND_BITS && ((b.c << 11) << (53 + b.q)) == 0)
 		return (size_t)(p - buf) + write_uint64(p, b.c >> -b.q);
 	if (b.significand == 0 || b.exponent_field == 0 ||
 	    !shortest_decimal_fast(b.c, b.q, &d)) {
 		d = shortest_decimal(b.c, b.q, b.significand == 0 && b.exponent_field > 1);
-		/* Its shorter answers and subnormals have fewer digits than write_decimal takes. */
+		/* Short answers and subnormals have fewer digits than write_decimal takes. */
 		while (d.significand < 1000000000000000U) {
 			d.significand *= 10;
 			d.exponent--;
@@ -693,46 +724,48 @@ size_t format_number(double x, char *buf)
 	return (size_t)(p - buf) + write_decimal(p, d);
 }
 
-/*
-** Returns 5^n as a 128-bit integer for 0 <= n <= 30 (5^30 < 2^70).
-*/
-static uint128 power_of_five(int n)
+/* Returns 5^n as a 128-bit integer for 0 <= n <= 30 (5^30 < 2^70). */
+static uint128
+power_of_five(int n)
 {
 	if (n <= POWER_OF_FIVE_MAX_64)
 		return powers_of_five[n];
 	return (uint128)powers_of_five[POWER_OF_FIVE_MAX_64] *
-	       powers_of_five[n - POWER_OF_FIVE_MAX_64];
+	    powers_of_five[n - POWER_OF_FIVE_MAX_64];
 }
 
 /*
-** format_fixed for the magnitudes the exact path leaves: |x| >= 2^122 (about 5.3e36),
-** where the result has no fraction to round and so is never a negative zero.
-**
-** snprintf's %f writes LC_NUMERIC's decimal point. swag never calls setlocale, so its
-** process stays in the "C" locale whatever LC_ALL says, and the point is '.'. A caller
-** that does change LC_NUMERIC must not use this function.
-*/
-static size_t format_fixed_by_snprintf(double x, int precision, char *buf)
+ * format_fixed for the magnitudes the exact path leaves: |x| >= 2^122 (about 5.3e36),
+ * where the result has no fraction to round and so is never a negative zero.
+ *
+ * snprintf's %f writes LC_NUMERIC's decimal point.  swag never calls setlocale, so its
+ * process stays in the "C" locale whatever LC_ALL says, and the point is '.'.  A caller
+ * that does change LC_NUMERIC must not use this function.
+ */
+static size_t
+format_fixed_by_snprintf(double x, int precision, char *buf)
 {
-	char text[NUMPRINT_FIXED_MAX + 1]; /* snprintf also writes a NUL */
-	int length = snprintf(text, sizeof text, "%.*f", precision, x);
+	char text[NUMPRINT_FIXED_MAX + 1];	/* snprintf also writes a NUL */
+	int length = snprintf(text, sizeof(text), "%.*f", precision, x);
+
 	if (length < 0)
-		return 0; /* cannot happen: the format and the size are valid */
+		return 0;	/* cannot happen: the format and the size are valid */
 	if ((size_t)length > NUMPRINT_FIXED_MAX)
 		length = NUMPRINT_FIXED_MAX; /* cannot happen either: 341 bytes at most */
 	memcpy(buf, text, (size_t)length);
 	return (size_t)length;
 }
 
-size_t format_fixed(double x, int precision, char *buf)
+size_t
+format_fixed(double x, int precision, char *buf)
 {
 	struct binary b;
 	uint64_t c;
 	bool negative;
 	int q;
-	uint128 scaled;      /* the digits to print, without the point */
-	int scaled_decimals; /* how many of them are after the point */
-	int padding_zeros;   /* how many zeros follow them */
+	uint128 scaled;		/* the digits to print, without the point */
+	int scaled_decimals;	/* how many of them are after the point */
+	int padding_zeros;	/* how many zeros follow them */
 	char *p = buf;
 	int length;
 
@@ -756,24 +789,26 @@ size_t format_fixed(double x, int precision, char *buf)
 		padding_zeros = precision;
 	} else if (-q <= precision) {
 		/*
-		** x = c / 2^-q = c * 5^-q / 10^-q has exactly -q decimals, all printed:
-		** no rounding, then zeros up to the precision.
-		*/
+		 * x = c / 2^-q = c * 5^-q / 10^-q has exactly -q decimals, all printed: no
+		 * rounding, then zeros up to the precision.
+		 */
 		scaled = (uint128)c * power_of_five(-q);
 		scaled_decimals = -q;
 		padding_zeros = precision + q;
 	} else {
 		/*
-		** x * 10^p = c * 5^p / 2^shift with shift = -q - p > 0. printf rounds the
-		** exact value to nearest, ties to even; the remainder tells which exactly.
-		** c * 5^p < 2^53 * 2^70, so beyond a shift of 127 the quotient is 0 and the
-		** remainder below half.
-		*/
+		 * x * 10^p = c * 5^p / 2^shift with shift = -q - p > 0.  printf rounds the
+		 * exact value to nearest, ties to even; the remainder tells which exactly.
+		 * c * 5^p < 2^53 * 2^70, so beyond a shift of 127 the quotient is 0 and the
+		 * remainder below half.
+		 */
 		int shift = -q - precision;
+
 		scaled = 0;
 		if (shift < 128) {
 			uint128 product = (uint128)c * power_of_five(precision);
 			uint128 remainder, half;
+
 			scaled = product >> shift;
 			remainder = product - (scaled << shift);
 			half = (uint128)1 << (shift - 1);
@@ -789,10 +824,12 @@ size_t format_fixed(double x, int precision, char *buf)
 		*p++ = '-';
 	length = (int)write_uint128(p, scaled);
 	if (length > scaled_decimals) {
-		/* "ddd.ddd": open a gap for the point before the last scaled_decimals digits. */
+		/* "ddd.ddd": a gap for the point before the last scaled_decimals digits. */
 		if (precision > 0) {
 			int integer_digits = length - scaled_decimals;
-			memmove(p + integer_digits + 1, p + integer_digits, (size_t)scaled_decimals);
+
+			memmove(p + integer_digits + 1, p + integer_digits,
+			    (size_t)scaled_decimals);
 			p[integer_digits] = '.';
 			p += length + 1;
 		} else {
@@ -801,6 +838,7 @@ size_t format_fixed(double x, int precision, char *buf)
 	} else {
 		/* "0.000ddd": move the digits right, past "0." and the leading zeros. */
 		int leading_zeros = scaled_decimals - length;
+
 		memmove(p + 2 + leading_zeros, p, (size_t)length);
 		p[0] = '0';
 		p[1] = '.';

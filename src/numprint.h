@@ -1,11 +1,11 @@
 /*
-** numprint.h: writing a result as text.
-**
-** Every number that swag prints passes through here, one call per result, so these
-** functions are written for speed; each writes into a caller's buffer, allocates
-** nothing, writes no NUL, and returns the number of bytes written. None of them
-** depends on the process locale.
-*/
+ * numprint.h: writing a result as text.
+ *
+ * Every number that swag prints passes through here, one call per result, so these
+ * functions are written for speed; each writes into a caller's buffer, allocates
+ * nothing, writes no NUL, and returns the number of bytes written.  None of them
+ * depends on the process locale.
+ */
 #ifndef SWAG_NUMPRINT_H
 #define SWAG_NUMPRINT_H
 
@@ -13,9 +13,9 @@
 #include <stdint.h>
 
 /*
-** The size of format_number's buffer. Its text is at most 24 bytes
-** ("-1.2345678901234567e-308"), but it may use the bytes after the text as scratch.
-*/
+ * The size of format_number's buffer.  Its text is at most 24 bytes
+ * ("-1.2345678901234567e-308"), but it may use the bytes after the text as scratch.
+ */
 #define NUMPRINT_SHORTEST_MAX 32
 
 /* The largest precision format_fixed accepts. */
@@ -25,38 +25,38 @@
 #define NUMPRINT_FIXED_MAX 352
 
 /*
-** Writes x into buf[0..NUMPRINT_SHORTEST_MAX) in the shortest form that strtod reads
-** back to the same double (swag(1), OUTPUT):
-**
-**   - an integral value below 2^53 in magnitude as a plain integer: "14", "-3",
-**     "100000000"; both zeros as "0";
-**   - any other value with the fewest significant digits that round-trip, choosing
-**     among those the decimal closest to x (ties to an even last digit), written in
-**     plain notation when 1e-5 <= |x| < 1e16 ("2.5", "0.30000000000000004",
-**     "0.00001", "9007199254740994") and otherwise as printf's %e writes those digits,
-**     with an exponent of at least two digits ("1.5e-07", "1e+20", "5e-324");
-**   - "nan" for every NaN whatever its sign, "inf", "-inf".
-**
-** Returns the length of the text, at most 24. The bytes of buf after the text, up to
-** NUMPRINT_SHORTEST_MAX, may have been overwritten.
-*/
+ * Writes x into buf[0..NUMPRINT_SHORTEST_MAX) in the shortest form that strtod reads
+ * back to the same double (swag(1), OUTPUT):
+ *
+ *   - an integral value below 2^53 in magnitude as a plain integer: "14", "-3",
+ *     "100000000"; both zeros as "0";
+ *   - any other value with the fewest significant digits that round-trip, choosing
+ *     among those the decimal closest to x (ties to an even last digit), written in
+ *     plain notation when 1e-5 <= |x| < 1e16 ("2.5", "0.30000000000000004",
+ *     "0.00001", "9007199254740994") and otherwise as printf's %e writes those digits,
+ *     with an exponent of at least two digits ("1.5e-07", "1e+20", "5e-324");
+ *   - "nan" for every NaN whatever its sign, "inf", "-inf".
+ *
+ * Returns the length of the text, at most 24.  The bytes of buf after the text, up to
+ * NUMPRINT_SHORTEST_MAX, may have been overwritten.
+ */
 size_t format_number(double x, char *buf);
 
 /*
-** Writes x into buf[0..NUMPRINT_FIXED_MAX) with precision digits after the decimal
-** point, byte for byte as snprintf(buf, n, "%.*f", precision, x) does in the "C"
-** locale, with these exceptions: a result whose digits are all zero never has a minus
-** sign (-0.0001 at precision 2 is "0.00", not printf's "-0.00"); any NaN is "nan";
-** the infinities are "inf" and "-inf". A precision outside 0..NUMPRINT_PRECISION_MAX is
-** taken as the nearest end of that range. Returns the number of bytes written.
-*/
+ * Writes x into buf[0..NUMPRINT_FIXED_MAX) with precision digits after the decimal
+ * point, byte for byte as snprintf(buf, n, "%.*f", precision, x) does in the "C"
+ * locale, with these exceptions: a result whose digits are all zero never has a minus
+ * sign (-0.0001 at precision 2 is "0.00", not printf's "-0.00"); any NaN is "nan"; the
+ * infinities are "inf" and "-inf".  A precision outside 0..NUMPRINT_PRECISION_MAX is
+ * taken as the nearest end of that range.  Returns the number of bytes written.
+ */
 size_t format_fixed(double x, int precision, char *buf);
 
 /*
-** Writes v in plain decimal into buf, without sign or leading zeros ("0" for zero).
-** Returns the length of the text, at most 20. The bytes of buf after the text, up to
-** buf + 20, may have been overwritten.
-*/
+ * Writes v in plain decimal into buf, without sign or leading zeros ("0" for zero).
+ * Returns the length of the text, at most 20.  The bytes of buf after the text, up to
+ * buf + 20, may have been overwritten.
+ */
 size_t format_uint(uint64_t v, char *buf);
 
 #endif /* SWAG_NUMPRINT_H */

@@ -1,21 +1,20 @@
 /*
-** timestamp.c: parse_timestamp, parse_duration and the two-field pairs of whitespace
-** input.
-**
-** Each form is read by a hand-written scanner over [cursor, end) that checks each
-** character once, with integer arithmetic only. A calendar date becomes a day number by
-** Howard Hinnant's days_from_civil ("chrono-Compatible Low-Level Date Algorithms"): a few
-** multiplications, no table, no loop, valid for every Gregorian date, and independent of
-** TZ, unlike mktime, and of the locale, unlike strptime's month names.
-**
-** Why by hand: it runs once per record. tests/bench/bench_timestamp.c measured, per
-** timestamp (5 million of each form, gcc -O2, Xeon VM): epoch 16-21 ns, ISO 21-29 ns, CLF
-** 26 ns, a whitespace pair 33-41 ns (timestamp_is_first_half and parse_timestamp_pair),
-** against 117 ns for strptime + timegm on the ISO form, which also depend on the locale.
-** parse_timestamp_fields, which reads the first field once, takes 26 ns for an ISO pair,
-** 28 ns for a CLF pair, 25 ns for a date followed by a number and 20 ns for an epoch
-** followed by one (a copy of the benchmark timing it, gcc 12 -O2, 2-core VM).
-*/
+ * timestamp.c: parse_timestamp, parse_duration and the two-field pairs of whitespace
+ * input (see timestamp.h).
+ *
+ * Each form is read by a hand-written scanner over [cursor, end) that checks each
+ * character once, with integer arithmetic only.  A calendar date becomes a day number
+ * by Howard Hinnant's days_from_civil ("chrono-Compatible Low-Level Date Algorithms"):
+ * a few multiplications, no table, no loop, valid for every Gregorian date, and
+ * independent of TZ, unlike mktime, and of the locale, unlike strptime's month names.
+ *
+ * Why by hand: it runs once per record.  tests/bench/bench_timestamp.c measures, per
+ * timestamp (5 million of each form, gcc 12 -O2, 2-core Xeon VM): epoch 16-21 ns, ISO
+ * 21-29 ns, CLF 26 ns, against 117 ns for strptime + timegm on the ISO form, which also
+ * depend on the locale; parse_timestamp_fields, which reads the first field once, takes
+ * 26 ns for an ISO pair, 28 ns for a CLF pair, 25 ns for a date followed by a number
+ * and 20 ns for an epoch followed by one.
+ */
 #include "timestamp.h"
 
 #define NANOS_PER_SECOND 1000000000
@@ -34,18 +33,21 @@ static const uint64_t nanos_per_epoch_unit[] = {
 };
 
 /* Blanks are what parse_number skips around a field: spaces and TABs. */
-static bool is_blank(char c)
+static bool
+is_blank(char c)
 {
 	return c == ' ' || c == '\t';
 }
 
-static bool is_digit(char c)
+static bool
+is_digit(char c)
 {
 	return c >= '0' && c <= '9';
 }
 
 /* Moves *start forward and *end back past blanks; leaves an empty range when all blank. */
-static void trim_blanks(const char **start, const char **end)
+static void
+trim_blanks(const char **start, const char **end)
 {
 	while (*start < *end && is_blank(**start))
 		(*start)++;
@@ -54,16 +56,18 @@ static void trim_blanks(const char **start, const char **end)
 }
 
 /*
-** Reads exactly digit_count decimal digits at *cursor as a number into *value and moves
-** *cursor past them. Returns false when fewer digits than that precede end or another byte.
-*/
-static bool scan_fixed_digits(const char **cursor, const char *end, int digit_count,
-                              int *value)
+ * Reads exactly digit_count decimal digits at *cursor as a number into *value and moves
+ * *cursor past them.  Returns false when fewer digits than that precede end or another
+ * byte.
+ */
+static bool
+scan_fixed_digits(const char **cursor, const char *end, int digit_count, int *value)
 {
 	const char *p = *cursor;
+	int number = 0;
+
 	if (end - p < digit_count)
 		return false;
-	int number = 0;
 	for (int i = 0; i < digit_count; i++) {
 		if (!is_digit(p[i]))
 			return false;
@@ -75,7 +79,8 @@ static bool scan_fixed_digits(const char **cursor, const char *end, int digit_co
 }
 
 /* Moves *cursor past the byte expected and returns true, or returns false. */
-static bool scan_char(const char **cursor, const char *end, char expected)
+static bool
+scan_char(const char **cursor, const char *end, char expected)
 {
 	if (*cursor == end || **cursor != expected)
 		return false;
@@ -84,32 +89,38 @@ static bool scan_char(const char **cursor, const char *end, char expected)
 }
 
 /*
-** Reads an unsigned decimal number, digits ("." digits?)? | "." digits, at *cursor. Stores
-** the integer part in *whole and where the fraction's digits start and how many there are
-** in *fraction_digits and *fraction_count, and moves *cursor past the number. Returns
-** false when there is no digit at all or when the integer part exceeds UINT64_MAX.
-*/
-static bool scan_unsigned_decimal(const char **cursor, const char *end, uint64_t *whole,
-                                  const char **fraction_digits, size_t *fraction_count)
+ * Reads an unsigned decimal number, digits ("." digits?)? | "." digits, at *cursor.
+ * Stores the integer part in *whole and where the fraction's digits start and how many
+ * there are in *fraction_digits and *fraction_count, and moves *cursor past the number.
+ * Returns false when there is no digit at all or when the integer part exceeds
+ * UINT64_MAX.
+ */
+static bool
+scan_unsigned_decimal(const char **cursor, const char *end, uint64_t *whole,
+    const char **fraction_digits, size_t *fraction_count)
 {
 	const char *p = *cursor;
-	const char *whole_start = p;
+	const char *whole_start = p, *fraction_start;
 	uint64_t number = 0;
+	size_t whole_count, digits_after_point;
+
 	for (; p < end && is_digit(*p); p++) {
 		unsigned digit = (unsigned)(*p - '0');
+
 		/* number * 10 + digit > UINT64_MAX = 18446744073709551615, without dividing. */
-		if (number >= UINT64_MAX / 10 && (number > UINT64_MAX / 10 || digit > UINT64_MAX % 10))
+		if (number >= UINT64_MAX / 10 &&
+		    (number > UINT64_MAX / 10 || digit > UINT64_MAX % 10))
 			return false;
 		number = number * 10 + digit;
 	}
-	size_t whole_count = (size_t)(p - whole_start);
-	const char *fraction_start = p;
+	whole_count = (size_t)(p - whole_start);
+	fraction_start = p;
 	if (p < end && *p == '.') {
 		fraction_start = ++p;
 		while (p < end && is_digit(*p))
 			p++;
 	}
-	size_t digits_after_point = (size_t)(p - fraction_start);
+	digits_after_point = (size_t)(p - fraction_start);
 	if (whole_count == 0 && digits_after_point == 0)
 		return false;
 	*whole = number;
@@ -120,19 +131,22 @@ static bool scan_unsigned_decimal(const char **cursor, const char *end, uint64_t
 }
 
 /*
-** Returns floor(0.d1d2...dn * unit_nanos) for the n = digit_count decimal digits at digits,
-** exactly, however many digits there are, and sets *inexact when the product was not a
-** whole number. It works from the last digit back, carrying floor(partial / 10) leftward;
-** floor(floor(x) / 10) = floor(x / 10) keeps every step exact, and each carry stays below
-** unit_nanos, so nothing overflows for units up to a day (8.64e13 ns).
-*/
-static uint64_t scale_fraction(const char *digits, size_t digit_count, uint64_t unit_nanos,
-                               bool *inexact)
+ * Returns floor(0.d1d2...dn * unit_nanos) for the n = digit_count decimal digits at
+ * digits, exactly, however many digits there are, and sets *inexact when the product
+ * was not a whole number.  It works from the last digit back, carrying floor(partial /
+ * 10) leftward; floor(floor(x) / 10) = floor(x / 10) keeps every step exact, and each
+ * carry stays below unit_nanos, so nothing overflows for units up to a day (8.64e13
+ * ns).
+ */
+static uint64_t
+scale_fraction(const char *digits, size_t digit_count, uint64_t unit_nanos, bool *inexact)
 {
 	uint64_t carry = 0;
 	bool dropped_nonzero = false;
+
 	for (size_t i = digit_count; i > 0; i--) {
 		uint64_t partial = (uint64_t)(digits[i - 1] - '0') * unit_nanos + carry;
+
 		dropped_nonzero |= partial % 10 != 0;
 		carry = partial / 10;
 	}
@@ -141,18 +155,21 @@ static uint64_t scale_fraction(const char *digits, size_t digit_count, uint64_t 
 }
 
 /*
-** Stores whole * unit_nanos + fraction_nanos, negated when negative is set, in *nanos and
-** returns true; returns false when it does not fit an int64_t. fraction_nanos <= unit_nanos.
-*/
-static bool combine_magnitude(uint64_t whole, uint64_t unit_nanos, uint64_t fraction_nanos,
-                              bool negative, int64_t *nanos)
+ * Stores whole * unit_nanos + fraction_nanos, negated when negative is set, in *nanos
+ * and returns true; returns false when it does not fit an int64_t.  fraction_nanos <=
+ * unit_nanos.
+ */
+static bool
+combine_magnitude(uint64_t whole, uint64_t unit_nanos, uint64_t fraction_nanos,
+    bool negative, int64_t *nanos)
 {
 	uint64_t limit = negative ? MAX_NEGATIVE_MAGNITUDE : MAX_POSITIVE_MAGNITUDE;
 	uint64_t magnitude;
+
 #if defined(__GNUC__)
 	/* The checked builtins spare the 64-bit division of the portable check (about 1 ns). */
-	if (__builtin_mul_overflow(whole, unit_nanos, &magnitude)
-	    || __builtin_add_overflow(magnitude, fraction_nanos, &magnitude) || magnitude > limit)
+	if (__builtin_mul_overflow(whole, unit_nanos, &magnitude) ||
+	    __builtin_add_overflow(magnitude, fraction_nanos, &magnitude) || magnitude > limit)
 		return false;
 #else
 	if (whole > (limit - fraction_nanos) / unit_nanos)
@@ -165,16 +182,18 @@ static bool combine_magnitude(uint64_t whole, uint64_t unit_nanos, uint64_t frac
 }
 
 /*
-** Stores seconds * 1e9 + fraction_nanos (0 <= fraction_nanos < 1e9) in *nanos and returns
-** true, or returns false when that falls outside int64_t. The lowest second in range,
-** -9223372037, only fits with a fraction of at least 145224192 ns, and its product alone
-** does not fit at all, so it is formed from the second above it.
-*/
-static bool nanos_from_seconds(int64_t seconds, uint64_t fraction_nanos, int64_t *nanos)
+ * Stores seconds * 1e9 + fraction_nanos (0 <= fraction_nanos < 1e9) in *nanos and
+ * returns true, or returns false when that falls outside int64_t.  The lowest second in
+ * range, -9223372037, only fits with a fraction of at least 145224192 ns, and its
+ * product alone does not fit at all, so it is formed from the second above it.
+ */
+static bool
+nanos_from_seconds(int64_t seconds, uint64_t fraction_nanos, int64_t *nanos)
 {
 	const int64_t max_seconds = INT64_MAX / NANOS_PER_SECOND;
 	const int64_t min_seconds = INT64_MIN / NANOS_PER_SECOND - 1;
 	int64_t fraction = (int64_t)fraction_nanos;
+
 	if (seconds > max_seconds || seconds < min_seconds)
 		return false;
 	if (seconds == max_seconds && fraction > INT64_MAX % NANOS_PER_SECOND)
@@ -189,101 +208,117 @@ static bool nanos_from_seconds(int64_t seconds, uint64_t fraction_nanos, int64_t
 	return true;
 }
 
-/* ---------------------------------------------------------------------------------------
-** The calendar.
-*/
+/*
+ * The calendar.
+ */
 
-static bool is_leap_year(int year)
+static bool
+is_leap_year(int year)
 {
 	return year % 4 == 0 && (year % 100 != 0 || year % 400 == 0);
 }
 
 /* Returns the number of days in month 1-12 of year. */
-static int days_in_month(int year, int month)
+static int
+days_in_month(int year, int month)
 {
-	static const int days_in_common_year_month[] = {31, 28, 31, 30, 31, 30,
-	                                                31, 31, 30, 31, 30, 31};
+	static const int days_in_common_year_month[] = {
+		31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31
+	};
+
 	return month == 2 && is_leap_year(year) ? 29 : days_in_common_year_month[month - 1];
 }
 
 /*
-** Returns the number of days from 1970-01-01 to year-month-day (negative before it), for
-** any valid Gregorian date of a year 0 to 9999. Hinnant's algorithm counts years from
-** March, so that the leap day ends a year, and in 400-year eras of 146097 days; the day
-** of a March-based year is (153 * month + 2) / 5 + day - 1, month 0 being March.
-*/
-static int64_t days_from_civil(int year, int month, int day)
+ * Returns the number of days from 1970-01-01 to year-month-day (negative before it),
+ * for any valid Gregorian date of a year 0 to 9999.  Hinnant's algorithm counts years
+ * from March, so that the leap day ends a year, and in 400-year eras of 146097 days;
+ * the day of a March-based year is (153 * month + 2) / 5 + day - 1, month 0 being
+ * March.
+ */
+static int64_t
+days_from_civil(int year, int month, int day)
 {
 	int march_year = year - (month <= 2);
 	int era = (march_year >= 0 ? march_year : march_year - 399) / 400;
-	int year_of_era = march_year - era * 400;                           /* [0, 399] */
-	int march_month = month > 2 ? month - 3 : month + 9;                /* [0, 11] */
-	int day_of_year = (153 * march_month + 2) / 5 + day - 1;            /* [0, 365] */
-	int day_of_era = year_of_era * 365 + year_of_era / 4 - year_of_era / 100
-	                 + day_of_year;                                     /* [0, 146096] */
-	return (int64_t)era * 146097 + day_of_era - 719468; /* 719468: 0000-03-01 to 1970 */
+	int year_of_era = march_year - era * 400;			/* [0, 399] */
+	int march_month = month > 2 ? month - 3 : month + 9;		/* [0, 11] */
+	int day_of_year = (153 * march_month + 2) / 5 + day - 1;	/* [0, 365] */
+	int day_of_era = year_of_era * 365 + year_of_era / 4 - year_of_era / 100 +
+	    day_of_year;						/* [0, 146096] */
+
+	return (int64_t)era * 146097 + day_of_era - 719468;	/* 0000-03-01 to 1970 */
 }
 
 /*
-** Returns 1-12 for an English month abbreviation at p[0..3), in any case, or 0.
-**
-** A perfect hash picks the one candidate: multiplying the three lowered bytes by
-** MONTH_HASH_MULTIPLIER (found by search) sends the twelve names to twelve distinct top
-** four bits. A loop over the names cost CLF parsing 10 ns in mispredicted branches.
-*/
+ * Returns 1-12 for an English month abbreviation at p[0..3), in any case, or 0.
+ *
+ * A perfect hash picks the one candidate: multiplying the three lowered bytes by
+ * MONTH_HASH_MULTIPLIER (found by search) sends the twelve names to twelve distinct top
+ * four bits.  A loop over the names cost CLF parsing 10 ns in mispredicted branches.
+ */
 #define MONTH_HASH_MULTIPLIER 0x2c4a3699u
-static int month_from_abbreviation(const char *p)
+static int
+month_from_abbreviation(const char *p)
 {
 	static const struct {
 		char name[4];
 		int month;
 	} by_hash[16] = {
-		{"nov", 11}, {"mar", 3},  {"sep", 9}, {"jul", 7}, {"may", 5}, {"", 0},
-		{"aug", 8},  {"oct", 10}, {"jun", 6}, {"", 0},    {"", 0},    {"dec", 12},
-		{"jan", 1},  {"", 0},     {"apr", 4}, {"feb", 2},
+		{ "nov", 11 }, { "mar", 3 }, { "sep", 9 }, { "jul", 7 },
+		{ "may", 5 }, { "", 0 }, { "aug", 8 }, { "oct", 10 },
+		{ "jun", 6 }, { "", 0 }, { "", 0 }, { "dec", 12 },
+		{ "jan", 1 }, { "", 0 }, { "apr", 4 }, { "feb", 2 },
 	};
 	/* OR-ing 0x20 lowers an ASCII capital and turns no other byte into a small letter. */
 	unsigned char c0 = (unsigned char)(p[0] | 0x20), c1 = (unsigned char)(p[1] | 0x20),
-	              c2 = (unsigned char)(p[2] | 0x20);
+	    c2 = (unsigned char)(p[2] | 0x20);
 	uint32_t key = (uint32_t)c0 << 16 | (uint32_t)c1 << 8 | c2;
 	unsigned slot = (uint32_t)(key * MONTH_HASH_MULTIPLIER) >> 28;
 	const char *name = by_hash[slot].name;
-	if ((unsigned char)name[0] != c0 || (unsigned char)name[1] != c1
-	    || (unsigned char)name[2] != c2)
+
+	if ((unsigned char)name[0] != c0 || (unsigned char)name[1] != c1 ||
+	    (unsigned char)name[2] != c2)
 		return 0;
 	return by_hash[slot].month;
 }
 
-/* ---------------------------------------------------------------------------------------
-** The pieces of a date and time. Each scanner reads one piece at *cursor, checks its
-** ranges, moves *cursor past it and returns true, or returns false.
-*/
+/*
+ * The pieces of a date and time.  Each scanner reads one piece at *cursor, checks its
+ * ranges, moves *cursor past it and returns true, or returns false.
+ */
 
 /* YYYY-MM-DD, into days since 1970-01-01. */
-static bool scan_iso_date(const char **cursor, const char *end, int64_t *days)
+static bool
+scan_iso_date(const char **cursor, const char *end, int64_t *days)
 {
 	int year, month, day;
-	if (!scan_fixed_digits(cursor, end, 4, &year) || !scan_char(cursor, end, '-')
-	    || !scan_fixed_digits(cursor, end, 2, &month) || month < 1 || month > 12
-	    || !scan_char(cursor, end, '-') || !scan_fixed_digits(cursor, end, 2, &day)
-	    || day < 1 || day > days_in_month(year, month))
+
+	if (!scan_fixed_digits(cursor, end, 4, &year) || !scan_char(cursor, end, '-') ||
+	    !scan_fixed_digits(cursor, end, 2, &month) || month < 1 || month > 12 ||
+	    !scan_char(cursor, end, '-') || !scan_fixed_digits(cursor, end, 2, &day) ||
+	    day < 1 || day > days_in_month(year, month))
 		return false;
 	*days = days_from_civil(year, month, day);
 	return true;
 }
 
 /*
-** hh:mm:ss ([.,] digits)?, or hh:mm alone when seconds_optional is set (ISO, not CLF),
-** into seconds since midnight (86400 for 23:59:60) and the fraction's nanoseconds,
-** truncated.
-*/
-static bool scan_clock(const char **cursor, const char *end, bool seconds_optional,
-                       int *seconds_of_day, uint64_t *fraction_nanos)
+ * hh:mm:ss ([.,] digits)?, or hh:mm alone when seconds_optional is set (ISO, not CLF),
+ * into seconds since midnight (86400 for 23:59:60) and the fraction's nanoseconds,
+ * truncated.
+ */
+static bool
+scan_clock(const char **cursor, const char *end, bool seconds_optional,
+    int *seconds_of_day, uint64_t *fraction_nanos)
 {
 	int hour, minute, second = 0;
-	if (!scan_fixed_digits(cursor, end, 2, &hour) || hour > 23
-	    || !scan_char(cursor, end, ':') || !scan_fixed_digits(cursor, end, 2, &minute)
-	    || minute > 59)
+	uint64_t fraction = 0;
+	const char *p;
+
+	if (!scan_fixed_digits(cursor, end, 2, &hour) || hour > 23 ||
+	    !scan_char(cursor, end, ':') || !scan_fixed_digits(cursor, end, 2, &minute) ||
+	    minute > 59)
 		return false;
 	if (!scan_char(cursor, end, ':')) {
 		/* hh:mm: no seconds, so no fraction either (a zone may follow). */
@@ -295,16 +330,17 @@ static bool scan_clock(const char **cursor, const char *end, bool seconds_option
 	}
 	if (!scan_fixed_digits(cursor, end, 2, &second) || second > 60)
 		return false;
-	uint64_t fraction = 0;
-	const char *p = *cursor;
+	p = *cursor;
 	if (p < end && (*p == '.' || *p == ',')) {
 		const char *digits = ++p;
+		bool inexact;
+
 		while (p < end && is_digit(*p))
 			p++;
 		if (p == digits)
 			return false;
-		bool inexact;
-		fraction = scale_fraction(digits, (size_t)(p - digits), NANOS_PER_SECOND, &inexact);
+		fraction = scale_fraction(digits, (size_t)(p - digits), NANOS_PER_SECOND,
+		    &inexact);
 	}
 	*cursor = p;
 	*seconds_of_day = hour * 3600 + minute * 60 + second;
@@ -313,9 +349,12 @@ static bool scan_clock(const char **cursor, const char *end, bool seconds_option
 }
 
 /* Z | z | [+-]hh | [+-]hhmm | [+-]hh:mm, into seconds east of UTC. */
-static bool scan_zone(const char **cursor, const char *end, int *offset_seconds)
+static bool
+scan_zone(const char **cursor, const char *end, int *offset_seconds)
 {
 	const char *p = *cursor;
+	int sign, hours, minutes = 0;
+
 	if (p < end && (*p == 'Z' || *p == 'z')) {
 		*offset_seconds = 0;
 		*cursor = p + 1;
@@ -323,8 +362,7 @@ static bool scan_zone(const char **cursor, const char *end, int *offset_seconds)
 	}
 	if (p == end || (*p != '+' && *p != '-'))
 		return false;
-	int sign = *p++ == '-' ? -1 : 1;
-	int hours, minutes = 0;
+	sign = *p++ == '-' ? -1 : 1;
 	if (!scan_fixed_digits(&p, end, 2, &hours) || hours > 23)
 		return false;
 	if (p < end && *p == ':') {
@@ -342,55 +380,61 @@ static bool scan_zone(const char **cursor, const char *end, int *offset_seconds)
 }
 
 /*
-** dd/Mon/yyyy:hh:mm:ss ([.,] digits)?, as Apache's %t and nginx's $time_local write it
-** without the zone, into seconds since the epoch (UTC) and the fraction's nanoseconds.
-*/
-static bool scan_clf_date_time(const char **cursor, const char *end, int64_t *seconds,
-                               uint64_t *fraction_nanos)
+ * dd/Mon/yyyy:hh:mm:ss ([.,] digits)?, as Apache's %t and nginx's $time_local write it
+ * without the zone, into seconds since the epoch (UTC) and the fraction's nanoseconds.
+ */
+static bool
+scan_clf_date_time(const char **cursor, const char *end, int64_t *seconds,
+    uint64_t *fraction_nanos)
 {
 	int day, month, year, seconds_of_day;
 	const char *p = *cursor;
+
 	if (!scan_fixed_digits(&p, end, 2, &day) || !scan_char(&p, end, '/') || end - p < 3)
 		return false;
 	month = month_from_abbreviation(p);
 	p += 3;
-	if (month == 0 || !scan_char(&p, end, '/') || !scan_fixed_digits(&p, end, 4, &year)
-	    || day < 1 || day > days_in_month(year, month) || !scan_char(&p, end, ':')
-	    || !scan_clock(&p, end, false, &seconds_of_day, fraction_nanos))
+	if (month == 0 || !scan_char(&p, end, '/') || !scan_fixed_digits(&p, end, 4, &year) ||
+	    day < 1 || day > days_in_month(year, month) || !scan_char(&p, end, ':') ||
+	    !scan_clock(&p, end, false, &seconds_of_day, fraction_nanos))
 		return false;
 	*seconds = days_from_civil(year, month, day) * SECONDS_PER_DAY + seconds_of_day;
 	*cursor = p;
 	return true;
 }
 
-/* ---------------------------------------------------------------------------------------
-** The three forms, each over a range already trimmed of blanks.
-*/
+/*
+ * The three forms, each over a range already trimmed of blanks.
+ */
 
-static bool parse_epoch(const char *p, const char *end, enum epoch_unit unit, int64_t *nanos)
+static bool
+parse_epoch(const char *p, const char *end, enum epoch_unit unit, int64_t *nanos)
 {
-	bool negative = false;
-	if (p < end && (*p == '+' || *p == '-'))
-		negative = *p++ == '-';
-	uint64_t whole;
+	bool negative = false, inexact;
+	uint64_t whole, unit_nanos, fraction;
 	const char *fraction_digits;
 	size_t fraction_count;
-	if (!scan_unsigned_decimal(&p, end, &whole, &fraction_digits, &fraction_count) || p != end)
+
+	if (p < end && (*p == '+' || *p == '-'))
+		negative = *p++ == '-';
+	if (!scan_unsigned_decimal(&p, end, &whole, &fraction_digits, &fraction_count) ||
+	    p != end)
 		return false;
-	uint64_t unit_nanos = nanos_per_epoch_unit[unit];
-	bool inexact;
-	uint64_t fraction = scale_fraction(fraction_digits, fraction_count, unit_nanos, &inexact);
+	unit_nanos = nanos_per_epoch_unit[unit];
+	fraction = scale_fraction(fraction_digits, fraction_count, unit_nanos, &inexact);
 	/* Dropped sub-nanosecond digits round toward the past: away from zero when negative. */
 	if (negative && inexact)
 		fraction++;
 	return combine_magnitude(whole, unit_nanos, fraction, negative, nanos);
 }
 
-static bool parse_iso(const char *p, const char *end, int64_t *nanos)
+static bool
+parse_iso(const char *p, const char *end, int64_t *nanos)
 {
 	int64_t days;
 	int seconds_of_day = 0, offset_seconds = 0;
 	uint64_t fraction = 0;
+
 	if (!scan_iso_date(&p, end, &days))
 		return false;
 	if (p < end) {
@@ -405,20 +449,23 @@ static bool parse_iso(const char *p, const char *end, int64_t *nanos)
 			return false;
 	}
 	return nanos_from_seconds(days * SECONDS_PER_DAY + seconds_of_day - offset_seconds,
-	                          fraction, nanos);
+	    fraction, nanos);
 }
 
-static bool parse_clf(const char *p, const char *end, int64_t *nanos)
+static bool
+parse_clf(const char *p, const char *end, int64_t *nanos)
 {
+	int64_t seconds;
+	uint64_t fraction;
+	int offset_seconds;
+
 	if (*p == '[') {
 		if (end - p < 2 || end[-1] != ']')
 			return false;
 		p++;
 		end--;
 	}
-	int64_t seconds;
-	uint64_t fraction;
-	int offset_seconds = 0;
+	offset_seconds = 0;
 	if (!scan_clf_date_time(&p, end, &seconds, &fraction))
 		return false;
 	if (p < end && (!scan_char(&p, end, ' ') || !scan_zone(&p, end, &offset_seconds)))
@@ -428,9 +475,11 @@ static bool parse_clf(const char *p, const char *end, int64_t *nanos)
 	return nanos_from_seconds(seconds - offset_seconds, fraction, nanos);
 }
 
-bool parse_timestamp(const char *text, size_t len, enum epoch_unit unit, int64_t *nanos)
+bool
+parse_timestamp(const char *text, size_t len, enum epoch_unit unit, int64_t *nanos)
 {
 	const char *p = text, *end = text + len;
+
 	if ((unsigned)unit > EPOCH_NANOSECONDS)
 		return false;
 	trim_blanks(&p, &end);
@@ -444,37 +493,44 @@ bool parse_timestamp(const char *text, size_t len, enum epoch_unit unit, int64_t
 	return parse_epoch(p, end, unit, nanos);
 }
 
-/* ---------------------------------------------------------------------------------------
-** Durations, pairs and the epoch warning.
-*/
+/*
+ * Durations, pairs and the epoch warning.
+ */
 
-bool parse_duration(const char *text, size_t len, int64_t *nanos)
+bool
+parse_duration(const char *text, size_t len, int64_t *nanos)
 {
 	static const struct {
 		char name[3];
 		uint64_t nanos;
 	} units[] = {
-		{"ms", 1000000},        {"s", 1000000000},       {"m", 60000000000},
-		{"h", 3600000000000},   {"d", 86400000000000},
+		{ "ms", 1000000 },
+		{ "s", 1000000000 },
+		{ "m", 60000000000 },
+		{ "h", 3600000000000 },
+		{ "d", 86400000000000 },
 	};
 	const char *p = text, *end = text + len;
-	trim_blanks(&p, &end);
 	uint64_t whole;
 	const char *fraction_digits;
-	size_t fraction_count;
+	size_t fraction_count, unit_len;
+
+	trim_blanks(&p, &end);
 	if (!scan_unsigned_decimal(&p, end, &whole, &fraction_digits, &fraction_count))
 		return false;
-	size_t unit_len = (size_t)(end - p);
-	for (size_t i = 0; i < sizeof units / sizeof units[0]; i++) {
-		if (unit_len != (units[i].name[1] ? 2u : 1u) || p[0] != units[i].name[0]
-		    || (unit_len == 2 && p[1] != units[i].name[1]))
-			continue;
+	unit_len = (size_t)(end - p);
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
 		bool inexact;
-		uint64_t fraction = scale_fraction(fraction_digits, fraction_count, units[i].nanos,
-		                                   &inexact);
+		uint64_t fraction;
 		int64_t duration;
-		if (!combine_magnitude(whole, units[i].nanos, fraction, false, &duration)
-		    || duration == 0)
+
+		if (unit_len != (units[i].name[1] ? 2u : 1u) || p[0] != units[i].name[0] ||
+		    (unit_len == 2 && p[1] != units[i].name[1]))
+			continue;
+		fraction = scale_fraction(fraction_digits, fraction_count, units[i].nanos,
+		    &inexact);
+		if (!combine_magnitude(whole, units[i].nanos, fraction, false, &duration) ||
+		    duration == 0)
 			return false;
 		*nanos = duration;
 		return true;
@@ -482,24 +538,29 @@ bool parse_duration(const char *text, size_t len, int64_t *nanos)
 	return false;
 }
 
-bool timestamp_is_first_half(const char *text, size_t len)
+bool
+timestamp_is_first_half(const char *text, size_t len)
 {
 	const char *p = text, *end = text + len;
+	int64_t days;
+
 	trim_blanks(&p, &end);
 	if (p < end && *p == '[') {
 		int64_t seconds;
 		uint64_t fraction;
+
 		p++;
 		return scan_clf_date_time(&p, end, &seconds, &fraction) && p == end;
 	}
-	int64_t days;
 	return scan_iso_date(&p, end, &days) && p == end;
 }
 
 /* Moves *cursor past one or more digits and returns true, or returns false. */
-static bool skip_digits(const char **cursor, const char *end)
+static bool
+skip_digits(const char **cursor, const char *end)
 {
 	const char *p = *cursor;
+
 	while (p < end && is_digit(*p))
 		p++;
 	if (p == *cursor)
@@ -508,9 +569,11 @@ static bool skip_digits(const char **cursor, const char *end)
 	return true;
 }
 
-bool timestamp_is_time_shaped(const char *text, size_t len)
+bool
+timestamp_is_time_shaped(const char *text, size_t len)
 {
 	const char *p = text, *end = text + len;
+
 	trim_blanks(&p, &end);
 	/* d+:d+ (:d+)? */
 	if (!skip_digits(&p, end) || !scan_char(&p, end, ':') || !skip_digits(&p, end))
@@ -537,14 +600,16 @@ bool timestamp_is_time_shaped(const char *text, size_t len)
 }
 
 /*
-** The second halves of the pairs, each over b[0..b_end) already trimmed of blanks, storing
-** the pair's instant in *nanos or returning false. This one reads the time of the date that
-** is days since the epoch.
-*/
-static bool parse_pair_time(int64_t days, const char *b, const char *b_end, int64_t *nanos)
+ * The second halves of the pairs, each over b[0..b_end) already trimmed of blanks,
+ * storing the pair's instant in *nanos or returning false.  This one reads the time of
+ * the date that is days since the epoch.
+ */
+static bool
+parse_pair_time(int64_t days, const char *b, const char *b_end, int64_t *nanos)
 {
 	int seconds_of_day, offset_seconds = 0;
 	uint64_t fraction;
+
 	if (!scan_clock(&b, b_end, true, &seconds_of_day, &fraction))
 		return false;
 	if (b < b_end && !scan_zone(&b, b_end, &offset_seconds))
@@ -552,14 +617,16 @@ static bool parse_pair_time(int64_t days, const char *b, const char *b_end, int6
 	if (b != b_end)
 		return false;
 	return nanos_from_seconds(days * SECONDS_PER_DAY + seconds_of_day - offset_seconds,
-	                          fraction, nanos);
+	    fraction, nanos);
 }
 
 /* This one reads the zone and "]" of a CLF date and time, seconds since the epoch (UTC). */
-static bool parse_pair_clf_zone(int64_t seconds, uint64_t fraction, const char *b,
-                                const char *b_end, int64_t *nanos)
+static bool
+parse_pair_clf_zone(int64_t seconds, uint64_t fraction, const char *b, const char *b_end,
+    int64_t *nanos)
 {
 	int offset_seconds;
+
 	if (b == b_end || b_end[-1] != ']')
 		return false;
 	b_end--;
@@ -568,41 +635,50 @@ static bool parse_pair_clf_zone(int64_t seconds, uint64_t fraction, const char *
 	return nanos_from_seconds(seconds - offset_seconds, fraction, nanos);
 }
 
-bool parse_timestamp_pair(const char *a, size_t alen, const char *b, size_t blen,
-                          int64_t *nanos)
+bool
+parse_timestamp_pair(const char *a, size_t alen, const char *b, size_t blen,
+    int64_t *nanos)
 {
 	const char *a_end = a + alen, *b_end = b + blen;
+	int64_t days;
+
 	trim_blanks(&a, &a_end);
 	trim_blanks(&b, &b_end);
 	if (a < a_end && *a == '[') {
 		int64_t seconds;
 		uint64_t fraction;
+
 		a++;
 		if (!scan_clf_date_time(&a, a_end, &seconds, &fraction) || a != a_end)
 			return false;
 		return parse_pair_clf_zone(seconds, fraction, b, b_end, nanos);
 	}
-	int64_t days;
 	if (!scan_iso_date(&a, a_end, &days) || a != a_end)
 		return false;
 	return parse_pair_time(days, b, b_end, nanos);
 }
 
-bool parse_timestamp_fields(const char *a, size_t alen, const char *b, size_t blen,
-                            enum epoch_unit unit, int64_t *nanos, size_t *fields_taken)
+bool
+parse_timestamp_fields(const char *a, size_t alen, const char *b, size_t blen,
+    enum epoch_unit unit, int64_t *nanos, size_t *fields_taken)
 {
 	const char *p = a, *end = a + alen;
+
 	*fields_taken = 1;
 	if (b != NULL) {
 		const char *b_end = b + blen;
+
 		trim_blanks(&p, &end);
 		/* A date alone is 10 bytes, "-" at byte 4: an epoch number is told at once. */
 		if (end - p == 10 && p[4] == '-') {
 			int64_t days;
+
 			if (scan_iso_date(&p, end, &days)) {
+				bool read;
+
 				trim_blanks(&b, &b_end);
-				/* A time written wrong is unreadable, not the date's midnight. */
-				bool read = parse_pair_time(days, b, b_end, nanos);
+				/* A time written wrong is unreadable, not midnight. */
+				read = parse_pair_time(days, b, b_end, nanos);
 				if (read || timestamp_is_time_shaped(b, (size_t)(b_end - b))) {
 					*fields_taken = 2;
 					return read;
@@ -614,6 +690,7 @@ bool parse_timestamp_fields(const char *a, size_t alen, const char *b, size_t bl
 			/* An unclosed bracket: its zone and "]" must be b. */
 			int64_t seconds;
 			uint64_t fraction;
+
 			p++;
 			if (scan_clf_date_time(&p, end, &seconds, &fraction) && p == end) {
 				*fields_taken = 2;
@@ -625,7 +702,8 @@ bool parse_timestamp_fields(const char *a, size_t alen, const char *b, size_t bl
 	return parse_timestamp(a, alen, unit, nanos);
 }
 
-bool epoch_exceeds_1e11_seconds(const char *text, size_t len, enum epoch_unit unit)
+bool
+epoch_exceeds_1e11_seconds(const char *text, size_t len, enum epoch_unit unit)
 {
 	/* 1e11 s in each unit is a 1 followed by this many zeros. */
 	static const size_t threshold_zeros[] = {
@@ -635,6 +713,10 @@ bool epoch_exceeds_1e11_seconds(const char *text, size_t len, enum epoch_unit un
 		[EPOCH_NANOSECONDS] = 20,
 	};
 	const char *p = text, *end = text + len;
+	const char *whole;
+	size_t whole_count, threshold_count;
+	bool fraction_nonzero = false;
+
 	if ((unsigned)unit > EPOCH_NANOSECONDS)
 		return false;
 	trim_blanks(&p, &end);
@@ -643,18 +725,17 @@ bool epoch_exceeds_1e11_seconds(const char *text, size_t len, enum epoch_unit un
 	while (p < end && *p == '0')
 		p++;
 	/* The significant whole digits, compared with the threshold's by length, then text. */
-	const char *whole = p;
+	whole = p;
 	while (p < end && is_digit(*p))
 		p++;
-	size_t whole_count = (size_t)(p - whole);
-	bool fraction_nonzero = false;
+	whole_count = (size_t)(p - whole);
 	if (p < end && *p == '.') {
 		for (p++; p < end && is_digit(*p); p++)
 			fraction_nonzero |= *p != '0';
 	}
 	if (p != end || whole_count == 0)
 		return false;
-	size_t threshold_count = threshold_zeros[unit] + 1;
+	threshold_count = threshold_zeros[unit] + 1;
 	if (whole_count != threshold_count)
 		return whole_count > threshold_count;
 	if (whole[0] != '1' || fraction_nonzero)

@@ -1,17 +1,17 @@
 /*
-** timestamp.h: reading a record's timestamp, and a window's duration, as integer
-** nanoseconds.
-**
-** Time windows compare t - D < t' <= t exactly (swag(1), WINDOWS), so every
-** timestamp and every duration is an int64_t count of nanoseconds, never a double. That
-** covers 1677-09-21T00:12:43.145224192Z to 2262-04-11T23:47:16.854775807Z; anything
-** outside is refused rather than wrapped.
-**
-** The parsers never call strptime, mktime or timegm and never read TZ or the locale: the
-** same text gives the same instant on every machine. They allocate nothing, need no NUL
-** terminator, and refuse any text holding a byte outside their grammar (a NUL included).
-** "Blank" below means a space or a TAB, as in parse_number.
-*/
+ * timestamp.h: reading a record's timestamp, and a window's duration, as integer
+ * nanoseconds.
+ *
+ * Time windows compare t - D < t' <= t exactly (swag(1), WINDOWS), so every
+ * timestamp and every duration is an int64_t count of nanoseconds, never a double.  That
+ * covers 1677-09-21T00:12:43.145224192Z to 2262-04-11T23:47:16.854775807Z; anything
+ * outside is refused rather than wrapped.
+ *
+ * The parsers never call strptime, mktime or timegm and never read TZ or the locale: the
+ * same text gives the same instant on every machine.  They allocate nothing, need no NUL
+ * terminator, and refuse any text holding a byte outside their grammar (a NUL included).
+ * "Blank" below means a space or a TAB, as in parse_number.
+ */
 #ifndef SWAG_TIMESTAMP_H
 #define SWAG_TIMESTAMP_H
 
@@ -20,123 +20,128 @@
 #include <stdint.h>
 
 /* The unit of an epoch number, chosen by --epoch-unit. */
-enum epoch_unit { EPOCH_SECONDS, EPOCH_MILLISECONDS, EPOCH_MICROSECONDS, EPOCH_NANOSECONDS };
+enum epoch_unit {
+	EPOCH_SECONDS,
+	EPOCH_MILLISECONDS,
+	EPOCH_MICROSECONDS,
+	EPOCH_NANOSECONDS
+};
 
 /*
-** Parses text[0..len) as one timestamp. Blanks around it are ignored. The forms:
-**
-**   epoch     [+-]? digits ("." digits?)? | [+-]? "." digits       in the given unit
-**             1732933736   1732933736.25   -5.5   (no exponent, no hex)
-**   ISO 8601  YYYY-MM-DD ([Tt ] hh:mm (:ss ([.,] digits)?)? zone?)?
-**             zone := Z | z | +hh | +hhmm | +hh:mm   (or - for +)
-**             2026-11-30   2026-11-30T02:28:56Z   2026-11-30 02:28:56.250+01:00
-**             2026-11-30T02:28   2026-11-30 02:28+01:00
-**   CLF       "[" dd/Mon/yyyy:hh:mm:ss ([.,] digits)? (" " zone)? "]", brackets optional
-**             [30/Nov/2026:02:28:56 +0000]   30/Nov/2026:02:28:56 +0000
-**
-** Ranges are checked: month 1-12, day 1 to the month's length (Gregorian leap years),
-** hour 0-23, minute 0-59, second 0-60, zone hours 0-23 and minutes 0-59. A date alone
-** means its midnight; no zone means UTC. The month names are English, in any case.
-**
-** Decisions the man page states (swag(1), TIMESTAMPS):
-**   - Precision: digits finer than a nanosecond are dropped by rounding toward the past
-**     (floor), in every form. For an ISO fraction that is plain truncation; for a
-**     negative epoch it rounds away from zero ("-0.0000000001" is -1 ns), so that an
-**     instant written as an epoch and as a date gives the same nanosecond.
-**   - A leap second, hh:mm:60, is accepted and counts as the next minute's second 0, as
-**     POSIX time (which has no leap seconds) would count it.
-**   - "," may stand for "." before a fraction, as ISO 8601 allows and Python's logging
-**     and log4j write ("2026-11-30 02:28:56,123"); "+hh" is a zone, as PostgreSQL writes.
-**   - Seconds may be left out in the ISO form, "2026-11-30T02:28" being 02:28:00, but a
-**     fraction needs them ("02:28.5" is refused); hour 24 is refused. CLF always has
-**     seconds.
-**   - A CLF zone is optional (UTC without one) and may take any form of zone above.
-**
-** On success stores the nanoseconds since 1970-01-01T00:00:00Z in *nanos and returns
-** true. On failure (text outside the grammar, a date or time out of range, an instant
-** outside int64_t nanoseconds, or unit not an enum epoch_unit) returns false and leaves
-** *nanos untouched.
-*/
+ * Parses text[0..len) as one timestamp.  Blanks around it are ignored.  The forms:
+ *
+ *   epoch     [+-]? digits ("." digits?)? | [+-]? "." digits       in the given unit
+ *             1732933736   1732933736.25   -5.5   (no exponent, no hex)
+ *   ISO 8601  YYYY-MM-DD ([Tt ] hh:mm (:ss ([.,] digits)?)? zone?)?
+ *             zone := Z | z | +hh | +hhmm | +hh:mm   (or - for +)
+ *             2026-11-30   2026-11-30T02:28:56Z   2026-11-30 02:28:56.250+01:00
+ *             2026-11-30T02:28   2026-11-30 02:28+01:00
+ *   CLF       "[" dd/Mon/yyyy:hh:mm:ss ([.,] digits)? (" " zone)? "]", brackets optional
+ *             [30/Nov/2026:02:28:56 +0000]   30/Nov/2026:02:28:56 +0000
+ *
+ * Ranges are checked: month 1-12, day 1 to the month's length (Gregorian leap years),
+ * hour 0-23, minute 0-59, second 0-60, zone hours 0-23 and minutes 0-59.  A date alone
+ * means its midnight; no zone means UTC.  The month names are English, in any case.
+ *
+ * Decisions the man page states (swag(1), TIMESTAMPS):
+ *   - Precision: digits finer than a nanosecond are dropped by rounding toward the past
+ *     (floor), in every form.  For an ISO fraction that is plain truncation; for a
+ *     negative epoch it rounds away from zero ("-0.0000000001" is -1 ns), so that an
+ *     instant written as an epoch and as a date gives the same nanosecond.
+ *   - A leap second, hh:mm:60, is accepted and counts as the next minute's second 0, as
+ *     POSIX time (which has no leap seconds) would count it.
+ *   - "," may stand for "." before a fraction, as ISO 8601 allows and Python's logging
+ *     and log4j write ("2026-11-30 02:28:56,123"); "+hh" is a zone, as PostgreSQL writes.
+ *   - Seconds may be left out in the ISO form, "2026-11-30T02:28" being 02:28:00, but a
+ *     fraction needs them ("02:28.5" is refused); hour 24 is refused.  CLF always has
+ *     seconds.
+ *   - A CLF zone is optional (UTC without one) and may take any form of zone above.
+ *
+ * On success stores the nanoseconds since 1970-01-01T00:00:00Z in *nanos and returns
+ * true.  On failure (text outside the grammar, a date or time out of range, an instant
+ * outside int64_t nanoseconds, or unit not an enum epoch_unit) returns false and leaves
+ * *nanos untouched.
+ */
 bool parse_timestamp(const char *text, size_t len, enum epoch_unit unit, int64_t *nanos);
 
 /*
-** Parses text[0..len) as a window duration: a number without sign or exponent
-** (digits ("." digits?)? | "." digits) followed at once by a unit, "ms", "s", "m", "h" or
-** "d" (lower case). Blanks around it are ignored: "250ms", "30s", "1.5m", "2h", "1d".
-** Digits finer than a nanosecond are dropped ("1.0000000009s" is 1 s).
-**
-** On success stores the duration in nanoseconds, always > 0, in *nanos and returns true.
-** Returns false, leaving *nanos untouched, for anything else: a bare number ("5", which
-** the caller reads as a row count), an unknown unit, a sign, a duration that is 0 once
-** truncated to nanoseconds, or one above INT64_MAX nanoseconds (about 292 years).
-*/
+ * Parses text[0..len) as a window duration: a number without sign or exponent
+ * (digits ("." digits?)? | "." digits) followed at once by a unit, "ms", "s", "m", "h" or
+ * "d" (lower case).  Blanks around it are ignored: "250ms", "30s", "1.5m", "2h", "1d".
+ * Digits finer than a nanosecond are dropped ("1.0000000009s" is 1 s).
+ *
+ * On success stores the duration in nanoseconds, always > 0, in *nanos and returns true.
+ * Returns false, leaving *nanos untouched, for anything else: a bare number ("5", which
+ * the caller reads as a row count), an unknown unit, a sign, a duration that is 0 once
+ * truncated to nanoseconds, or one above INT64_MAX nanoseconds (about 292 years).
+ */
 bool parse_duration(const char *text, size_t len, int64_t *nanos);
 
 /*
-** Whitespace input splits "2026-11-30 02:28:56" and "[30/Nov/2026:02:28:56 +0000]" into
-** two fields each. Returns true when text[0..len) (blanks around it ignored) can open such
-** a pair: a valid date alone, "YYYY-MM-DD", or an opening bracket and a valid CLF date and
-** time without zone or closing bracket, "[30/Nov/2026:02:28:56". Returns false otherwise.
-** A date opens a pair only when a time follows it: see parse_timestamp_fields.
-*/
+ * Whitespace input splits "2026-11-30 02:28:56" and "[30/Nov/2026:02:28:56 +0000]" into
+ * two fields each.  Returns true when text[0..len) (blanks around it ignored) can open such
+ * a pair: a valid date alone, "YYYY-MM-DD", or an opening bracket and a valid CLF date and
+ * time without zone or closing bracket, "[30/Nov/2026:02:28:56".  Returns false otherwise.
+ * A date opens a pair only when a time follows it: see parse_timestamp_fields.
+ */
 bool timestamp_is_first_half(const char *text, size_t len);
 
 /*
-** Returns true when text[0..len) (blanks around it ignored) is shaped like the time of a
-** date-and-time pair, whether or not its numbers are in range: digits and colons, as
-** h:m or h:m:s with any number of digits each, then optionally "." or "," and digits, then
-** optionally a zone shaped as Z, z, or "+" or "-", digits, and optionally ":" and digits:
-**
-**   shaped      02:28   02:28:56   02:28:56.250Z   03:28:56+01:00   25:00:00   2:28   12:60
-**   not shaped  10   10.5   -3   GET   02   02:   :28   T02:28:56   02:28:56x   1:2:3:4
-**
-** Every time that parse_timestamp_pair reads is shaped; what else is shaped is a time
-** written wrong, which must not pass silently for a date's midnight.
-*/
+ * Returns true when text[0..len) (blanks around it ignored) is shaped like the time of a
+ * date-and-time pair, whether or not its numbers are in range: digits and colons, as
+ * h:m or h:m:s with any number of digits each, then optionally "." or "," and digits, then
+ * optionally a zone shaped as Z, z, or "+" or "-", digits, and optionally ":" and digits:
+ *
+ *   shaped      02:28   02:28:56   02:28:56.250Z   03:28:56+01:00   25:00:00   2:28   12:60
+ *   not shaped  10   10.5   -3   GET   02   02:   :28   T02:28:56   02:28:56x   1:2:3:4
+ *
+ * Every time that parse_timestamp_pair reads is shaped; what else is shaped is a time
+ * written wrong, which must not pass silently for a date's midnight.
+ */
 bool timestamp_is_time_shaped(const char *text, size_t len);
 
 /*
-** Parses the two fields a[0..alen) and b[0..blen) of a pair (blanks around each ignored)
-** as one timestamp. The pairs:
-**
-**   a = YYYY-MM-DD               b = hh:mm (:ss ([.,] digits)?)? zone?
-**   a = [dd/Mon/yyyy:hh:mm:ss    b = zone "]"
-**
-** with the ranges and decisions of parse_timestamp. Stores the nanoseconds since the epoch
-** in *nanos and returns true, or returns false leaving *nanos untouched. Whether b belongs
-** to a at all is parse_timestamp_fields' decision, which whitespace input should use.
-*/
+ * Parses the two fields a[0..alen) and b[0..blen) of a pair (blanks around each ignored)
+ * as one timestamp.  The pairs:
+ *
+ *   a = YYYY-MM-DD               b = hh:mm (:ss ([.,] digits)?)? zone?
+ *   a = [dd/Mon/yyyy:hh:mm:ss    b = zone "]"
+ *
+ * with the ranges and decisions of parse_timestamp.  Stores the nanoseconds since the epoch
+ * in *nanos and returns true, or returns false leaving *nanos untouched.  Whether b belongs
+ * to a at all is parse_timestamp_fields' decision, which whitespace input should use.
+ */
 bool parse_timestamp_pair(const char *a, size_t alen, const char *b, size_t blen,
-                          int64_t *nanos);
+    int64_t *nanos);
 
 /*
-** Reads the timestamp of whitespace input whose first field is a[0..alen), b[0..blen)
-** being the field after it (b NULL when there is none), as swag -t does. The two fields
-** make one timestamp when
-**
-**   - a is a date alone (YYYY-MM-DD) and b is shaped like a time (timestamp_is_time_shaped):
-**     "2026-11-30" "02:28:56", read as parse_timestamp_pair reads them; a time shaped but
-**     invalid ("25:00:00", "12:60", "12:00:61") makes the timestamp unreadable;
-**   - a opens a bracket that it does not close ("[30/Nov/2026:02:28:56"): b must close it
-**     with its zone ("+0000]"), or the timestamp is unreadable.
-**
-** Otherwise a is read alone, as parse_timestamp reads it, and b is none of the timestamp's
-** business: "2026-11-30" "10" is the date's midnight (UTC), 10 being an ordinary field.
-**
-** Stores in *fields_taken the number of fields the timestamp took, 1 or 2, whether it
-** could be read or not. On success stores the nanoseconds since the epoch in *nanos and
-** returns true; when the timestamp cannot be read returns false, leaving *nanos untouched.
-*/
+ * Reads the timestamp of whitespace input whose first field is a[0..alen), b[0..blen)
+ * being the field after it (b NULL when there is none), as swag -t does.  The two fields
+ * make one timestamp when
+ *
+ *   - a is a date alone (YYYY-MM-DD) and b is shaped like a time (timestamp_is_time_shaped):
+ *     "2026-11-30" "02:28:56", read as parse_timestamp_pair reads them; a time shaped but
+ *     invalid ("25:00:00", "12:60", "12:00:61") makes the timestamp unreadable;
+ *   - a opens a bracket that it does not close ("[30/Nov/2026:02:28:56"): b must close it
+ *     with its zone ("+0000]"), or the timestamp is unreadable.
+ *
+ * Otherwise a is read alone, as parse_timestamp reads it, and b is none of the timestamp's
+ * business: "2026-11-30" "10" is the date's midnight (UTC), 10 being an ordinary field.
+ *
+ * Stores in *fields_taken the number of fields the timestamp took, 1 or 2, whether it
+ * could be read or not.  On success stores the nanoseconds since the epoch in *nanos and
+ * returns true; when the timestamp cannot be read returns false, leaving *nanos untouched.
+ */
 bool parse_timestamp_fields(const char *a, size_t alen, const char *b, size_t blen,
-                            enum epoch_unit unit, int64_t *nanos, size_t *fields_taken);
+    enum epoch_unit unit, int64_t *nanos, size_t *fields_taken);
 
 /*
-** Returns true when text[0..len) is an epoch number, as parse_timestamp reads it in the
-** given unit, whose value is above 1e11 seconds. Such a number is probably in
-** milliseconds (swag(1), TIMESTAMPS, asks for a warning); it is also past 2262, so
-** parse_timestamp refuses it, and this is how the caller tells that case from plain
-** garbage. Returns false for anything else, negative numbers and dates included.
-*/
+ * Returns true when text[0..len) is an epoch number, as parse_timestamp reads it in the
+ * given unit, whose value is above 1e11 seconds.  Such a number is probably in
+ * milliseconds (swag(1), TIMESTAMPS, asks for a warning); it is also past 2262, so
+ * parse_timestamp refuses it, and this is how the caller tells that case from plain
+ * garbage.  Returns false for anything else, negative numbers and dates included.
+ */
 bool epoch_exceeds_1e11_seconds(const char *text, size_t len, enum epoch_unit unit);
 
 #endif /* SWAG_TIMESTAMP_H */
