@@ -27,12 +27,12 @@ SANITIZE_FLAGS = -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
 ALL_CFLAGS = -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Isrc $(CFLAGS) $(EXTRA_CFLAGS)
 LIBS = -lcsv -lxxhash -lm
 
-SOURCES = src/agg.c src/agg_distinct.c src/agg_minmax.c src/agg_mode.c src/agg_monoid.c src/agg_quantile.c src/csvread.c src/hash.c src/keytable.c src/mem.c \
-	src/numparse.c src/numprint.c src/output.c src/pipeline.c src/reader.c src/spec.c \
-	src/timestamp.c src/twostack.c src/window.c
+SOURCES = src/agg.c src/agg_distinct.c src/agg_minmax.c src/agg_mode.c src/agg_monoid.c src/agg_quantile.c src/csvread.c src/hash.c src/hashtable.c src/keytable.c src/mem.c \
+	src/numparse.c src/numprint.c src/output.c src/pipeline.c src/reader.c src/ring.c src/spec.c \
+	src/timestamp.c src/window.c
 OBJECTS = $(SOURCES:src/%.c=$(BUILD)/%.o)
 UNIT_TESTS = twostack agg numparse numprint spec csvread keytable mode quantile \
-	distinct timestamp
+	distinct timestamp ring hashtable
 UNIT_BINARIES = $(UNIT_TESTS:%=$(BUILD)/test_%)
 
 all: $(BIN)
@@ -67,9 +67,15 @@ $(BUILD)/%.o: src/%.c $(wildcard src/*.h) | deps
 $(BIN): $(OBJECTS) $(BUILD)/main.o
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(LIBS)
 
-# Each unit test links the modules it exercises (all but main.o) and Criterion.
+# Each unit test links the modules it exercises (all but main.o) and Criterion.  A test
+# that reads the counters kept only for tests (src/counters.h) compiles the modules that
+# keep them itself, with -DSWAG_TEST_COUNTERS, in place of their objects.
+TEST_COUNTED_keytable = src/keytable.c
+TEST_COUNTED_mode = src/agg_mode.c
 $(BUILD)/test_%: tests/unit/test_%.c $(wildcard tests/unit/*.h) $(OBJECTS) | test-deps
-	$(CC) $(ALL_CFLAGS) -Itests/unit $(LDFLAGS) -o $@ $< $(OBJECTS) $(LIBS) -lcriterion
+	$(CC) $(ALL_CFLAGS) $(if $(TEST_COUNTED_$*),-DSWAG_TEST_COUNTERS) -Itests/unit \
+		$(LDFLAGS) -o $@ $< $(TEST_COUNTED_$*) \
+		$(filter-out $(TEST_COUNTED_$*:src/%.c=$(BUILD)/%.o),$(OBJECTS)) $(LIBS) -lcriterion
 
 # numprint.c writes digits with SSE2 on x86-64 and with 64-bit SWAR arithmetic elsewhere:
 # its test runs a second time on a build that takes the portable path.
@@ -106,6 +112,13 @@ demo: $(BIN)
 
 bench: test-deps $(BIN)
 	@scripts/bench $(RUN_BIN)
+
+# The benchmark's second swag (scripts/bench): min and max on agg_monoid.c's two-stack
+# instead of agg_minmax.c's deque, tests/bench/agg_twostack.c linked in place of agg.o.
+$(BUILD)/swag-twostack: tests/bench/agg_twostack.c src/agg.c \
+		$(filter-out $(BUILD)/agg.o,$(OBJECTS)) $(BUILD)/main.o
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(filter-out $(BUILD)/agg.o,$(OBJECTS)) \
+		$(BUILD)/main.o $(LIBS)
 
 install: $(BIN)
 	mkdir -p $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1

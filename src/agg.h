@@ -159,19 +159,13 @@ const struct agg_kind *agg_lookup(const char *name, size_t len, struct agg_param
 extern const struct agg_kind agg_sum, agg_avg, agg_count, agg_var, agg_stddev;
 
 /*
- * min and max have two engines: agg_minmax.c's monotonic deque, the default, and the
- * two-stack of agg_monoid.c, which building with -DSWAG_FORCE_TWOSTACK makes the default
- * so that the two can be compared (make bench does).  agg_min and agg_max name the
- * default; tests and benchmarks reach both by their own names.
+ * min and max have two engines: agg_minmax.c's monotonic deque, which swag uses (agg_min
+ * and agg_max name it), and the two-stack of agg_monoid.c, kept under its own names for
+ * the tests that check one against the other and for the benchmark that times them.
  */
 extern const struct agg_kind agg_min_deque, agg_max_deque, agg_min_twostack,
     agg_max_twostack;
-#ifdef SWAG_FORCE_TWOSTACK
-#define agg_min agg_min_twostack
-#define agg_max agg_max_twostack
-#else
 #define agg_min agg_min_deque
 #define agg_max agg_max_deque
-#endif
 
 #endif /* SWAG_AGG_H */

@@ -5,16 +5,16 @@
  * 64-bit XXH3 hash with a fixed seed.  Two texts with the same hash count as one; over
  * a window of w values that happens with probability about w²/2^65.
  *
- * Every record takes a slot of a ring, like the two-stack engine's: the slot keeps the
- * value's hash (8 bytes) and a 32-bit word (a "missing" flag and, on the front stack,
- * an undo record).  Over the slots sit two structures:
+ * Every record takes a slot of a ring (ring.h), like the two-stack engine's: the slot
+ * keeps the value's hash (8 bytes) and a 32-bit word (a "missing" flag and, on the
+ * front stack, an undo record).  Over the slots sit two structures:
  *
- * - Exact: a multiset of the hashes (an open-addressing table, hash -> count, with
- *   linear probing), kept up to date while the window holds at most 2^P/4 values,
- *   dropped above that and rebuilt from the ring when the window falls back to 2^P/8
- *   values.  The gap between the two limits keeps rebuilds (2^P/8 insertions) at most
- *   one per 2^P/8 pushes.  The result is the table's number of keys while the window
- *   holds at most 2^P/8 values.
+ * - Exact: a multiset of the hashes (hashtable.h's table, hash -> count, seeded per
+ *   run), kept up to date while the window holds at most 2^P/4 values, dropped above
+ *   that and rebuilt from the ring when the window falls back to 2^P/8 values.  The
+ *   gap between the two limits keeps rebuilds (2^P/8 insertions) at most one per
+ *   2^P/8 pushes.  The result is the table's number of keys while the window holds
+ *   at most 2^P/8 values.
  *
  * - Estimate: a HyperLogLog sketch of 2^P registers on the two-stack scheme, whose
  *   combine is the register-wise max.  The generic engine (twostack.h) would keep one
@@ -69,10 +69,12 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
-#include "hash.h"
 
 #include "agg_distinct.h"
+#include "hash.h"
+#include "hashtable.h"
 #include "mem.h"
+#include "ring.h"
 
 /*
  * A slot's word.  SLOT_MISSING marks a record without a value; on the front stack,
@@ -86,21 +88,22 @@
 #define UNDO_INDEX_MASK	((UINT32_C(1) << 24) - 1)
 #define UNDO_VALUE_MASK	UINT32_C(63)
 
-/* The first ring and the smallest table: a window of ten rows stays small. */
-#define RING_FIRST_CAPACITY 16
-#define TABLE_FIRST_CAPACITY 16
-
 /* α∞ = 1 / (2 ln 2), the constant of the estimator's limit form. */
 #define ALPHA_INFINITY 0.72134752044448170368
 
-/* The multiset of hashes: keys[i] is present with count counts[i] > 0. */
-struct hash_multiset {
-	uint64_t *keys;
-	uint32_t *counts;	/* 0 marks a free entry */
-	size_t capacity;	/* 0 or a power of two; at least twice distinct */
-	size_t distinct;	/* entries in use: the different hashes */
-	uint64_t seed;		/* mixes the probe position, against crafted keys */
-	bool valid;		/* holds exactly the window's hashes */
+/*
+ * A slot of the ring: the field's hash and the slot's word.  The hash is kept as two
+ * 32-bit halves so that a slot takes 12 bytes, not 16 (load_hash, store_hash).
+ */
+struct ring_slot {
+	uint32_t hash[2];
+	uint32_t word;
+};
+
+/* A slot of the exact table: a hash (two halves, as above) and its count, 0 when free. */
+struct multiset_slot {
+	uint32_t key[2];
+	uint32_t count;
 };
 
 struct distinct_window {
@@ -110,13 +113,12 @@ struct distinct_window {
 	uint64_t exact_limit;		/* 2^p/8: exact at or below this many values */
 	uint64_t table_limit;		/* 2^p/4: the multiset is dropped above it */
 
-	uint64_t *hashes;		/* ring of capacity slots, by position & (capacity-1) */
-	uint32_t *words;
-	uint64_t capacity;		/* 0 or a power of two */
-	uint64_t head, mid, tail;	/* positions only grow, as in twostack.h */
+	struct ring ring;		/* a ring_slot per record: front, then back stack */
+	uint64_t mid;			/* the first position of the back stack */
 	uint64_t values;		/* slots with a value */
 
-	struct hash_multiset table;
+	struct hashtable table;		/* the multiset: multiset_slots, seeded per run */
+	bool table_valid;		/* it holds exactly the window's hashes */
 
 	uint8_t *front;			/* NULL until the sketches are needed */
 	uint8_t *back;			/* front + 2^p, in the same block */
@@ -125,6 +127,22 @@ struct distinct_window {
 	double estimate;		/* from the histogram, when !estimate_stale */
 	bool estimate_stale;
 };
+
+/* The 64-bit hash kept in halves[0..1]. */
+static inline uint64_t
+load_hash(const uint32_t halves[2])
+{
+	uint64_t hash;
+
+	memcpy(&hash, halves, sizeof(hash));
+	return hash;
+}
+
+static inline void
+store_hash(uint32_t halves[2], uint64_t hash)
+{
+	memcpy(halves, &hash, sizeof(hash));
+}
 
 /* See agg_distinct.h.  A thin wrapper, so that tests and callers hash as the window does. */
 uint64_t
@@ -277,28 +295,26 @@ sketch_push(struct distinct_window *w, uint64_t hash)
 static void
 sketch_flip(struct distinct_window *w)
 {
-	uint64_t mask = w->capacity - 1;
-
-	for (uint64_t pos = w->tail; pos-- > w->mid;) {
-		size_t slot = (size_t)(pos & mask);
-		uint64_t hash = w->hashes[slot];
+	for (uint64_t pos = w->ring.tail; pos-- > w->mid;) {
+		struct ring_slot *slot = RING_AT(&w->ring, struct ring_slot, pos);
+		uint64_t hash = load_hash(slot->hash);
 		uint32_t index;
 		unsigned value;
 
-		if (w->words[slot] & SLOT_MISSING)
+		if (slot->word & SLOT_MISSING)
 			continue;
 		index = register_index(hash, w->p);
 		value = register_value(hash, w->p);
 		w->back[index] = 0;
 		if (value > w->front[index]) {
-			w->words[slot] = SLOT_CHANGED | index << UNDO_INDEX_SHIFT |
+			slot->word = SLOT_CHANGED | index << UNDO_INDEX_SHIFT |
 			    w->front[index];
 			w->front[index] = (uint8_t)value;
 		} else {
-			w->words[slot] = 0;
+			slot->word = 0;
 		}
 	}
-	w->mid = w->tail;
+	w->mid = w->ring.tail;
 }
 
 /* Undoes what the front's top (oldest) slot, whose word is word, did to front. */
@@ -326,7 +342,6 @@ sketch_start(struct distinct_window *w)
 {
 	size_t registers = (size_t)1 << w->p;
 	uint8_t *block = mem_realloc(NULL, 2 * registers);
-	uint64_t mask = w->capacity - 1;
 
 	if (block == NULL)
 		return -1;
@@ -337,112 +352,72 @@ sketch_start(struct distinct_window *w)
 	w->histogram[0] = (uint32_t)registers;
 	w->harmonic = 0;
 	w->estimate_stale = true;
-	w->mid = w->head;
-	for (uint64_t pos = w->head; pos != w->tail; pos++) {
-		size_t slot = (size_t)(pos & mask);
+	w->mid = w->ring.head;
+	for (uint64_t pos = w->ring.head; pos != w->ring.tail; pos++) {
+		const struct ring_slot *slot = RING_AT(&w->ring, struct ring_slot, pos);
 
-		if (!(w->words[slot] & SLOT_MISSING))
-			sketch_push(w, w->hashes[slot]);
+		if (!(slot->word & SLOT_MISSING))
+			sketch_push(w, load_hash(slot->hash));
 	}
 	return 0;
 }
 
-/* The table entry where a search for key starts. */
-static inline size_t
-multiset_home(const struct hash_multiset *t, uint64_t key)
+/* The exact table's slots, for hashtable.h. */
+HASHTABLE_INLINE bool
+multiset_occupied(const void *slot)
 {
-	uint64_t x = key ^ t->seed;
-
-	/* The key is already a good hash, but of a fixed seed: the secret seed and a
-	   multiplication decide where it lands, so that keys crafted to share low bits
-	   do not pile up in one run of the table. */
-	x ^= x >> 32;
-	x *= UINT64_C(0xd6e8feb86659fd93);
-	x ^= x >> 32;
-	return (size_t)x & (t->capacity - 1);
+	return ((const struct multiset_slot *)slot)->count != 0;
 }
 
-/* Counts count more of key; the table must have a free entry. */
+HASHTABLE_INLINE uint64_t
+multiset_hash(const struct hashtable *table, const void *slot)
+{
+	const struct multiset_slot *s = slot;
+
+	return hashtable_hash_u64(table, load_hash(s->key));
+}
+
+/* Whether the slot holds the hash *key. */
+HASHTABLE_INLINE bool
+multiset_matches(const void *slot, const void *key)
+{
+	const struct multiset_slot *s = slot;
+
+	return load_hash(s->key) == *(const uint64_t *)key;
+}
+
+static const struct hashtable_ops multiset_ops = { sizeof(struct multiset_slot),
+    multiset_occupied, multiset_hash };
+
+/* Counts one more of key; the table must have room for one more key. */
 static void
-multiset_add(struct hash_multiset *t, uint64_t key, uint32_t count)
+multiset_add(struct hashtable *table, uint64_t key)
 {
-	size_t mask = t->capacity - 1;
-	size_t i = multiset_home(t, key);
+	struct multiset_slot *slot;
+	size_t index;
 
-	while (t->counts[i] != 0 && t->keys[i] != key)
-		i = (i + 1) & mask;
-	if (t->counts[i] == 0) {
-		t->keys[i] = key;
-		t->distinct++;
+	if (hashtable_find(table, &multiset_ops, hashtable_hash_u64(table, key),
+	    multiset_matches, &key, &index)) {
+		slot = hashtable_slot(table, sizeof(*slot), index);
+	} else {
+		slot = hashtable_claim(table, sizeof(*slot), index);
+		store_hash(slot->key, key);
 	}
-	t->counts[i] += count;
+	slot->count++;
 }
 
-/*
- * Takes one of key out; key must be in the table.  An entry left free is filled by
- * shifting back the entries of its probe run (no tombstones, so searches never slow
- * down with churn).
- */
+/* Takes one of key out; key must be in the table.  Its last one frees its slot. */
 static void
-multiset_remove(struct hash_multiset *t, uint64_t key)
+multiset_remove(struct hashtable *table, uint64_t key)
 {
-	size_t mask = t->capacity - 1;
-	size_t hole = multiset_home(t, key);
+	struct multiset_slot *slot;
+	size_t index;
 
-	while (t->keys[hole] != key || t->counts[hole] == 0)
-		hole = (hole + 1) & mask;
-	if (--t->counts[hole] != 0)
-		return;
-	t->distinct--;
-	for (size_t next = (hole + 1) & mask; t->counts[next] != 0; next = (next + 1) & mask) {
-		size_t home = multiset_home(t, t->keys[next]);
-
-		/* The entry at next may move to hole unless its home lies in (hole, next]. */
-		if (((next - home) & mask) >= ((next - hole) & mask)) {
-			t->keys[hole] = t->keys[next];
-			t->counts[hole] = t->counts[next];
-			t->counts[next] = 0;
-			hole = next;
-		}
-	}
-}
-
-/*
- * Makes room for distinct keys at half load at most, rehashing the entries in use.
- * Returns 0, or -1 when memory is short (the table is then unchanged).
- */
-static int
-multiset_reserve(struct hash_multiset *t, size_t distinct)
-{
-	size_t capacity = t->capacity == 0 ? TABLE_FIRST_CAPACITY : t->capacity;
-	size_t key_bytes, count_bytes;
-	struct hash_multiset grown;
-
-	while (capacity / 2 < distinct)
-		capacity *= 2;
-	if (capacity == t->capacity)
-		return 0;
-	if (mem_array_size(capacity, sizeof(*t->keys), &key_bytes) != 0 ||
-	    mem_array_size(capacity, sizeof(*t->counts), &count_bytes) != 0)
-		return -1;
-	grown = *t;
-	grown.keys = mem_realloc(NULL, key_bytes);
-	grown.counts = mem_realloc(NULL, count_bytes);
-	if (grown.keys == NULL || grown.counts == NULL) {
-		mem_free(grown.keys);
-		mem_free(grown.counts);
-		return -1;
-	}
-	memset(grown.counts, 0, count_bytes);
-	grown.capacity = capacity;
-	grown.distinct = 0;
-	for (size_t i = 0; i < t->capacity; i++)
-		if (t->counts[i] != 0)
-			multiset_add(&grown, t->keys[i], t->counts[i]);
-	mem_free(t->keys);
-	mem_free(t->counts);
-	*t = grown;
-	return 0;
+	(void)hashtable_find(table, &multiset_ops, hashtable_hash_u64(table, key),
+	    multiset_matches, &key, &index);
+	slot = hashtable_slot(table, sizeof(*slot), index);
+	if (--slot->count == 0)
+		hashtable_remove(table, &multiset_ops, index);
 }
 
 /*
@@ -454,52 +429,14 @@ multiset_reserve(struct hash_multiset *t, size_t distinct)
 static void
 multiset_rebuild(struct distinct_window *w)
 {
-	uint64_t mask = w->capacity - 1;
+	hashtable_clear(&w->table, sizeof(struct multiset_slot));
+	for (uint64_t pos = w->ring.head; pos != w->ring.tail; pos++) {
+		const struct ring_slot *slot = RING_AT(&w->ring, struct ring_slot, pos);
 
-	memset(w->table.counts, 0, w->table.capacity * sizeof(*w->table.counts));
-	w->table.distinct = 0;
-	for (uint64_t pos = w->head; pos != w->tail; pos++) {
-		size_t slot = (size_t)(pos & mask);
-
-		if (!(w->words[slot] & SLOT_MISSING))
-			multiset_add(&w->table, w->hashes[slot], 1);
+		if (!(slot->word & SLOT_MISSING))
+			multiset_add(&w->table, load_hash(slot->hash));
 	}
-	w->table.valid = true;
-}
-
-/*
- * Doubles the ring (or makes the first one), keeping every slot at its position.
- * Returns 0, or -1 when memory is short (the window is then unchanged).
- */
-static int
-ring_grow(struct distinct_window *w)
-{
-	uint64_t capacity = w->capacity == 0 ? RING_FIRST_CAPACITY : w->capacity * 2;
-	size_t hash_bytes, word_bytes;
-	uint64_t *hashes;
-	uint32_t *words;
-
-	if (capacity > SIZE_MAX ||
-	    mem_array_size((size_t)capacity, sizeof(*hashes), &hash_bytes) != 0 ||
-	    mem_array_size((size_t)capacity, sizeof(*words), &word_bytes) != 0)
-		return -1;
-	hashes = mem_realloc(NULL, hash_bytes);
-	words = mem_realloc(NULL, word_bytes);
-	if (hashes == NULL || words == NULL) {
-		mem_free(hashes);
-		mem_free(words);
-		return -1;
-	}
-	for (uint64_t pos = w->head; pos != w->tail; pos++) {
-		hashes[pos & (capacity - 1)] = w->hashes[pos & (w->capacity - 1)];
-		words[pos & (capacity - 1)] = w->words[pos & (w->capacity - 1)];
-	}
-	mem_free(w->hashes);
-	mem_free(w->words);
-	w->hashes = hashes;
-	w->words = words;
-	w->capacity = capacity;
-	return 0;
+	w->table_valid = true;
 }
 
 /*
@@ -526,12 +463,9 @@ distinct_create(const struct agg_kind *kind, const struct agg_params *params)
 	w->q = 64 - p;
 	w->exact_limit = ((uint64_t)1 << p) / 8;
 	w->table_limit = ((uint64_t)1 << p) / 4;
-	w->table.seed = params->hash_seed;
-	w->table.valid = true;
-	w->hashes = NULL;
-	w->words = NULL;
-	w->table.keys = NULL;
-	w->table.counts = NULL;
+	ring_init(&w->ring);
+	hashtable_init(&w->table, params->hash_seed);
+	w->table_valid = true;
 	w->front = w->back = NULL;
 	return &w->header;
 }
@@ -542,10 +476,8 @@ distinct_destroy(struct agg *agg)
 {
 	struct distinct_window *w = (struct distinct_window *)agg;
 
-	mem_free(w->hashes);
-	mem_free(w->words);
-	mem_free(w->table.keys);
-	mem_free(w->table.counts);
+	ring_free(&w->ring);
+	hashtable_free(&w->table);
 	mem_free(w->front);
 	mem_free(w);
 }
@@ -560,39 +492,37 @@ distinct_push(struct agg *agg, const struct agg_value *value)
 {
 	struct distinct_window *w = (struct distinct_window *)agg;
 	uint64_t hash = 0;
-	size_t slot;
+	struct ring_slot *slot;
 
-	if (w->tail - w->head == w->capacity && ring_grow(w) != 0)
+	if (ring_reserve(&w->ring, sizeof(struct ring_slot)) != 0)
 		return -1;
 	if (value->has_text) {
 		uint64_t values = w->values + 1;
 
 		hash = agg_distinct_hash(value->text, value->text_len);
-		if (w->table.valid) {
+		if (w->table_valid) {
 			/* A dropped table must have room for its rebuild in pop. */
 			size_t needed = values > w->table_limit ? (size_t)w->exact_limit :
-			    w->table.distinct + 1;
+			    w->table.count + 1;
 
-			if (needed > w->table.capacity / 2 &&
-			    multiset_reserve(&w->table, needed) != 0)
+			if (hashtable_reserve(&w->table, &multiset_ops, needed) != 0)
 				return -1;
 		}
 		if (w->front == NULL && values > w->exact_limit && sketch_start(w) != 0)
 			return -1;
 	}
 
-	slot = (size_t)(w->tail & (w->capacity - 1));
-	w->hashes[slot] = hash;
-	w->words[slot] = value->has_text ? 0 : SLOT_MISSING;
-	w->tail++;
+	slot = RING_AT(&w->ring, struct ring_slot, w->ring.tail++);
+	store_hash(slot->hash, hash);
+	slot->word = value->has_text ? 0 : SLOT_MISSING;
 	if (!value->has_text)
 		return 0;
 	w->values++;
-	if (w->table.valid) {
+	if (w->table_valid) {
 		if (w->values > w->table_limit)
-			w->table.valid = false;
+			w->table_valid = false;
 		else
-			multiset_add(&w->table, hash, 1);
+			multiset_add(&w->table, hash);
 	}
 	if (w->front != NULL)
 		sketch_push(w, hash);
@@ -604,19 +534,19 @@ static void
 distinct_pop(struct agg *agg)
 {
 	struct distinct_window *w = (struct distinct_window *)agg;
-	size_t slot = (size_t)(w->head & (w->capacity - 1));
+	const struct ring_slot *slot = RING_FRONT(&w->ring, struct ring_slot);
 
 	if (w->front != NULL) {
-		if (w->head == w->mid)
+		if (w->ring.head == w->mid)
 			sketch_flip(w);
-		sketch_pop(w, w->words[slot]);
+		sketch_pop(w, slot->word);
 	}
-	w->head++;
-	if (w->words[slot] & SLOT_MISSING)
+	w->ring.head++;
+	if (slot->word & SLOT_MISSING)
 		return;
 	w->values--;
-	if (w->table.valid)
-		multiset_remove(&w->table, w->hashes[slot]);
+	if (w->table_valid)
+		multiset_remove(&w->table, load_hash(slot->hash));
 	else if (w->values <= w->exact_limit)
 		multiset_rebuild(w);
 }
@@ -646,7 +576,7 @@ distinct_result(struct agg *agg, struct agg_result *result)
 
 	result->kind = AGG_RESULT_COUNT;
 	if (w->values <= w->exact_limit) {
-		result->count = w->table.distinct;
+		result->count = w->table.count;
 		return;
 	}
 	estimate = current_estimate(w);
@@ -664,7 +594,7 @@ distinct_size(const struct agg *agg)
 {
 	const struct distinct_window *w = (const struct distinct_window *)agg;
 
-	return w->tail - w->head;
+	return ring_count(&w->ring);
 }
 
 /* See agg_distinct.h.  The estimate it reports is the one result() would round. */
@@ -676,15 +606,15 @@ agg_distinct_inspect(struct agg *agg, struct distinct_state *state)
 	memset(state, 0, sizeof(*state));
 	state->p = w->p;
 	state->values = w->values;
-	state->exact_table = w->table.valid;
+	state->exact_table = w->table_valid;
 	state->sketch_active = w->front != NULL;
 	if (state->sketch_active) {
 		memcpy(state->histogram, w->histogram, sizeof(state->histogram));
 		state->estimate = current_estimate(w);
 	}
-	state->bytes = sizeof(*w) + (size_t)w->capacity * (sizeof(*w->hashes) +
-	    sizeof(*w->words)) + w->table.capacity * (sizeof(*w->table.keys) +
-	    sizeof(*w->table.counts)) + (w->front != NULL ? (size_t)2 << w->p : 0);
+	state->bytes = sizeof(*w) + (size_t)w->ring.cap * sizeof(struct ring_slot) +
+	    hashtable_capacity(&w->table) * sizeof(struct multiset_slot) +
+	    (w->front != NULL ? (size_t)2 << w->p : 0);
 }
 
 /* One record on: pop, push and result in one call (see agg_kind.slide). */

@@ -1,7 +1,7 @@
 /*
- * agg_minmax.c: min and max on a monotonic deque (the DataFusion seed), the default
- * engine for them.  agg_monoid.c has them on the two-stack too (agg_min_twostack,
- * agg_max_twostack); building with -DSWAG_FORCE_TWOSTACK makes those the default.
+ * agg_minmax.c: min and max on a monotonic deque (the DataFusion seed), the engine
+ * swag uses for them.  agg_monoid.c has them on the two-stack too (agg_min_twostack,
+ * agg_max_twostack), which the tests check against and the benchmark times beside it.
  *
  * The window keeps only the values that can still become its minimum: those with no
  * better-or-equal value after them.  Oldest first they are strictly increasing, so the
@@ -49,22 +49,12 @@
 
 #include "agg.h"
 #include "mem.h"
-
-/* The first ring holds this many entries: a window over ten rows stays small. */
-#define RING_FIRST_CAP 16
+#include "ring.h"
 
 /* A value and the record position it came from. */
 struct entry {
 	double value;
 	uint64_t position;
-};
-
-/* A FIFO of entries that both ends can leave: a ring of cap entries (0 or a power of two). */
-struct ring {
-	struct entry *entries;
-	uint64_t cap;
-	uint64_t head;		/* positions in the ring only grow; entry = head & (cap - 1) */
-	uint64_t tail;
 };
 
 struct minmax_window {
@@ -73,54 +63,20 @@ struct minmax_window {
 	uint64_t tail;
 	uint64_t nan_count;	/* NaNs in the window */
 	uint64_t missing_count;	/* records without a value in the window */
-	struct ring candidates;	/* the deque: oldest first, best last */
+	struct ring candidates;	/* the deque of entries: oldest first, best last */
 	struct ring marks;	/* the NaN and missing records: value NaN, or 0 for missing */
 };
 
-/*
- * Doubles the ring (or makes the first one), keeping every entry at its ring position.
- * Returns 0, or -1 when the memory cannot be had; the ring is unchanged then.
- */
-static int
-ring_grow(struct ring *r)
-{
-	uint64_t cap = r->cap == 0 ? RING_FIRST_CAP : r->cap * 2;
-	size_t bytes;
-	struct entry *entries;
-
-	if (cap > SIZE_MAX || mem_array_size((size_t)cap, sizeof(*entries), &bytes) != 0 ||
-	    (entries = mem_realloc(NULL, bytes)) == NULL)
-		return -1;
-	for (uint64_t i = r->head; i != r->tail; i++)
-		entries[i & (cap - 1)] = r->entries[i & (r->cap - 1)];
-	mem_free(r->entries);
-	r->entries = entries;
-	r->cap = cap;
-	return 0;
-}
-
-/* Appends an entry at the back.  Returns 0, or -1 when memory is short. */
+/* Appends an entry at the back of ring.  Returns 0, or -1 when memory is short. */
 static inline int
-ring_push(struct ring *r, double value, uint64_t position)
+entry_push(struct ring *ring, double value, uint64_t position)
 {
-	if (r->tail - r->head == r->cap && ring_grow(r) != 0)
+	struct entry *e = RING_PUSH(ring, struct entry);
+
+	if (e == NULL)
 		return -1;
-	r->entries[r->tail & (r->cap - 1)] = (struct entry){ value, position };
-	r->tail++;
+	*e = (struct entry){ value, position };
 	return 0;
-}
-
-/* The oldest and the newest entry; the ring must not be empty. */
-static inline struct entry *
-ring_front(const struct ring *r)
-{
-	return &r->entries[r->head & (r->cap - 1)];
-}
-
-static inline struct entry *
-ring_back(const struct ring *r)
-{
-	return &r->entries[(r->tail - 1) & (r->cap - 1)];
 }
 
 /*
@@ -153,8 +109,8 @@ minmax_destroy(struct agg *agg)
 {
 	struct minmax_window *w = (struct minmax_window *)agg;
 
-	mem_free(w->candidates.entries);
-	mem_free(w->marks.entries);
+	ring_free(&w->candidates);
+	ring_free(&w->marks);
 	mem_free(w);
 }
 
@@ -175,7 +131,7 @@ minmax_push(struct agg *agg, const struct agg_value *value, bool is_max)
 
 	if (!value->has_number || isnan(x)) {
 		/* A NaN is stored as itself, a missing value as 0: the mark says which. */
-		if (ring_push(&w->marks, value->has_number ? x : 0.0, w->tail) != 0)
+		if (entry_push(&w->marks, value->has_number ? x : 0.0, w->tail) != 0)
 			return -1;
 		if (value->has_number)
 			w->nan_count++;
@@ -183,9 +139,10 @@ minmax_push(struct agg *agg, const struct agg_value *value, bool is_max)
 			w->missing_count++;
 	} else {
 		/* The candidates that x outlives and beats (or ties) can never be the result. */
-		while (c->tail != c->head && !better(ring_back(c)->value, x, is_max))
+		while (c->tail != c->head &&
+		    !better(RING_BACK(c, struct entry)->value, x, is_max))
 			c->tail--;
-		if (ring_push(c, x, w->tail) != 0)
+		if (entry_push(c, x, w->tail) != 0)
 			return -1;
 	}
 	w->tail++;
@@ -198,10 +155,10 @@ minmax_pop(struct agg *agg)
 	struct minmax_window *w = (struct minmax_window *)agg;
 	struct ring *c = &w->candidates, *m = &w->marks;
 
-	if (c->tail != c->head && ring_front(c)->position == w->head)
+	if (c->tail != c->head && RING_FRONT(c, struct entry)->position == w->head)
 		c->head++;
-	else if (m->tail != m->head && ring_front(m)->position == w->head) {
-		if (isnan(ring_front(m)->value))
+	else if (m->tail != m->head && RING_FRONT(m, struct entry)->position == w->head) {
+		if (isnan(RING_FRONT(m, struct entry)->value))
 			w->nan_count--;
 		else
 			w->missing_count--;
@@ -222,7 +179,7 @@ minmax_result(struct agg *agg, struct agg_result *result)
 	}
 	result->kind = AGG_RESULT_NUMBER;
 	/* With no NaN and at least one value, some candidate is left. */
-	result->number = w->nan_count > 0 ? NAN : ring_front(&w->candidates)->value;
+	result->number = w->nan_count > 0 ? NAN : RING_FRONT(&w->candidates, struct entry)->value;
 }
 
 static inline __attribute__((always_inline)) int

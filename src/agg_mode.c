@@ -13,9 +13,9 @@
  *
  *   - a ring of window slots, oldest first, each naming the entry its field holds
  *     (or none for a missing field), so that a pop knows which value leaves;
- *   - a hash table from text to entry: open addressing with linear probing, seeded
- *     per run against flooding, and backward-shift deletion (Knuth's Algorithm R),
- *     so that it has no tombstones and a stream of ever-new values cannot clog it;
+ *   - a hash table from text to entry (hashtable.h): open addressing with linear
+ *     probing, seeded per run against flooding, and backward-shift deletion, so that
+ *     it has no tombstones and a stream of ever-new values cannot clog it;
  *   - one entry per distinct text in the window, holding a copy of its bytes;
  *   - one item per entry (its count and its place in the tie-break order: number,
  *     NaN or text, and an order key), ordered by count descending and then by the
@@ -85,15 +85,15 @@
 #include <string.h>
 
 #include "agg_mode.h"
-#include "hash.h"
+#include "counters.h"
+#include "hashtable.h"
 #include "mem.h"
 #include "numparse.h"
+#include "ring.h"
 
 enum {
 	SHORT_TEXT_MAX = 16,	/* texts up to this long live inside the entry: an IPv4 fits */
 	LONG_TEXT_KEEP = 256,	/* a freed entry keeps a buffer up to this size for reuse */
-	TABLE_MIN_BITS = 4,	/* the smallest table: 16 slots */
-	RING_MIN = 16,
 	ENTRY_MIN = 8
 };
 
@@ -141,6 +141,7 @@ struct mode_heap_item {
 	unsigned char rank;	/* an enum mode_rank */
 };
 
+/* A slot of the hash table. */
 struct mode_slot {
 	uint32_t tag;		/* the hash's high 32 bits: the home slot, and a cheap filter */
 	uint32_t entry;		/* entry index + 1; 0 for an empty slot */
@@ -149,15 +150,10 @@ struct mode_slot {
 struct mode_window {
 	struct agg header;
 
-	uint32_t *ring;		/* entry per window slot, NO_ENTRY for a missing field */
-	size_t ring_capacity;	/* a power of two */
-	size_t ring_head;	/* the oldest slot */
-	size_t ring_count;	/* window slots, present or missing */
+	struct ring ring;	/* a uint32_t entry per slot, NO_ENTRY for a missing field */
 	uint64_t values;	/* present fields in the window */
 
-	struct mode_slot *table;
-	unsigned table_bits;	/* the table has 2^table_bits slots */
-	size_t distinct;	/* live entries: in the table and in the heap */
+	struct hashtable table;	/* a mode_slot per live entry: its count is theirs */
 
 	struct mode_entry *entries;
 	size_t entry_capacity;
@@ -178,7 +174,9 @@ struct mode_window {
 	bool pool_ordered;	/* whether the pool is a heap now, or in no order */
 	size_t pool_idle;	/* pool changes since its order was last used */
 
-	uint64_t lookups, probes, heap_comparisons;	/* see struct mode_stats */
+#ifdef SWAG_TEST_COUNTERS
+	uint64_t lookups, probes, heap_comparisons;	/* see struct mode_counters */
+#endif
 };
 
 /* Returns the stored bytes of entry e (text_len of them). */
@@ -294,7 +292,7 @@ static inline __attribute__((always_inline)) bool
 heap_before(struct mode_window *w, const struct mode_heap_item *a,
     const struct mode_heap_item *b)
 {
-	w->heap_comparisons++;
+	TEST_COUNT(w->heap_comparisons, 1);
 	if (a->count != b->count)
 		return a->count > b->count;
 	if (a->rank != b->rank)
@@ -513,11 +511,53 @@ pool_first(struct mode_window *w)
 	return item_at(w, true, 0);
 }
 
-/* Returns the slot where a key with this tag starts its probe sequence. */
-static size_t
-table_home(const struct mode_window *w, uint32_t tag)
+/* The table's slots, for hashtable.h: the tag holds the top bits its home comes from. */
+HASHTABLE_INLINE bool
+slot_occupied(const void *slot)
 {
-	return tag >> (32 - w->table_bits);
+	return ((const struct mode_slot *)slot)->entry != 0;
+}
+
+HASHTABLE_INLINE uint64_t
+slot_hash(const struct hashtable *table, const void *slot)
+{
+	(void)table;
+	return (uint64_t)((const struct mode_slot *)slot)->tag << 32;
+}
+
+static const struct hashtable_ops slot_ops = { sizeof(struct mode_slot), slot_occupied,
+    slot_hash };
+
+/* A text as a search looks for it, with the entries that the slots name. */
+struct mode_search {
+	uint64_t hash;
+	const char *text;
+	size_t len;
+	const struct mode_entry *entries;
+};
+
+/* Whether the slot's entry holds the text that key (a struct mode_search) describes. */
+HASHTABLE_INLINE bool
+slot_matches(const void *slot, const void *key)
+{
+	const struct mode_slot *s = slot;
+	const struct mode_search *k = key;
+	const struct mode_entry *e;
+
+	if (s->tag != (uint32_t)(k->hash >> 32))
+		return false;
+	e = &k->entries[s->entry - 1];
+	if (e->hash != k->hash || e->text_len != k->len)
+		return false;
+	return k->len <= SHORT_TEXT_MAX ? short_equal(e->short_text, k->text, k->len) :
+	    memcmp(e->long_text, k->text, k->len) == 0;
+}
+
+/* Whether the slot names the entry *key + 1 (a uint32_t). */
+HASHTABLE_INLINE bool
+slot_names(const void *slot, const void *key)
+{
+	return ((const struct mode_slot *)slot)->entry == *(const uint32_t *)key;
 }
 
 /*
@@ -528,94 +568,30 @@ static inline uint32_t
 table_find(struct mode_window *w, const char *text, size_t len, uint64_t hash,
     size_t *empty_slot)
 {
-	size_t mask = ((size_t)1 << w->table_bits) - 1;
-	uint32_t tag = (uint32_t)(hash >> 32);
-	size_t i = table_home(w, tag);
+	struct mode_search key = { hash, text, len, w->entries };
+	size_t index;
+	bool found = hashtable_find(&w->table, &slot_ops, hash, slot_matches, &key, &index);
 
-	w->lookups++;
-	for (;; i = (i + 1) & mask) {
-		struct mode_slot slot = w->table[i];
-		const struct mode_entry *e;
-
-		w->probes++;
-		if (slot.entry == 0) {
-			*empty_slot = i;
-			return NO_ENTRY;
-		}
-		if (slot.tag != tag)
-			continue;
-		e = &w->entries[slot.entry - 1];
-		if (e->hash != hash || e->text_len != len)
-			continue;
-		if (len <= SHORT_TEXT_MAX ? short_equal(e->short_text, text, len) :
-		    memcmp(e->long_text, text, len) == 0)
-			return slot.entry - 1;
+	TEST_COUNT(w->lookups, 1);
+	TEST_COUNT(w->probes, hashtable_probe_length(&w->table, hash, index));
+	if (!found) {
+		*empty_slot = index;
+		return NO_ENTRY;
 	}
+	return ((const struct mode_slot *)hashtable_slot(&w->table, sizeof(struct mode_slot),
+	    index))->entry - 1;
 }
 
-/* Returns the first empty slot of tag's probe sequence; the table must have one. */
-static size_t
-table_empty_slot(const struct mode_window *w, uint32_t tag)
-{
-	size_t mask = ((size_t)1 << w->table_bits) - 1;
-	size_t i = table_home(w, tag);
-
-	while (w->table[i].entry != 0)
-		i = (i + 1) & mask;
-	return i;
-}
-
-/*
- * Rebuilds the table with 2^bits slots, which must hold every live entry.  Returns
- * 0, or -1 when memory is short, in which case the old table stays as it was.
- */
-static __attribute__((noinline)) int
-table_resize(struct mode_window *w, unsigned bits)
-{
-	struct mode_slot *old = w->table;
-	size_t old_capacity = w->table != NULL ? (size_t)1 << w->table_bits : 0;
-	size_t capacity = (size_t)1 << bits, bytes;
-	struct mode_slot *table;
-
-	if (mem_array_size(capacity, sizeof(*table), &bytes) != 0)
-		return -1;
-	table = mem_realloc(NULL, bytes);
-	if (table == NULL)
-		return -1;
-	memset(table, 0, bytes);
-	w->table = table;
-	w->table_bits = bits;
-	for (size_t i = 0; i < old_capacity; i++)
-		if (old[i].entry != 0)
-			w->table[table_empty_slot(w, old[i].tag)] = old[i];
-	mem_free(old);
-	return 0;
-}
-
-/*
- * Takes entry out of the table.  Each later slot of the cluster that may move back
- * into the hole does (Knuth's Algorithm R), so every key stays reachable from its
- * home slot without tombstones.
- */
+/* Takes entry, which the table holds, out of it. */
 static void
 table_delete(struct mode_window *w, uint32_t entry)
 {
-	size_t mask = ((size_t)1 << w->table_bits) - 1;
-	size_t hole = table_home(w, (uint32_t)(w->entries[entry].hash >> 32));
-	size_t next;
+	uint32_t named = entry + 1;
+	size_t index;
 
-	while (w->table[hole].entry != entry + 1)
-		hole = (hole + 1) & mask;
-	for (next = (hole + 1) & mask; w->table[next].entry != 0; next = (next + 1) & mask) {
-		size_t home = table_home(w, w->table[next].tag);
-
-		/* The key at next may fill the hole when the hole lies on its way from home. */
-		if (((next - home) & mask) >= ((next - hole) & mask)) {
-			w->table[hole] = w->table[next];
-			hole = next;
-		}
-	}
-	w->table[hole] = (struct mode_slot){ 0, 0 };
+	(void)hashtable_find(&w->table, &slot_ops, w->entries[entry].hash, slot_names, &named,
+	    &index);
+	hashtable_remove(&w->table, &slot_ops, index);
 }
 
 /*
@@ -778,7 +754,7 @@ heap_count_less(struct mode_window *w, size_t index)
 static inline __attribute__((always_inline)) uint32_t
 mode_count_text(struct mode_window *w, const char *text, size_t len)
 {
-	uint64_t hash = hash_bytes(text, len, w->header.params.hash_seed);
+	uint64_t hash = hashtable_hash_bytes(&w->table, text, len);
 	size_t slot;
 	uint32_t entry = table_find(w, text, len, hash, &slot);
 	struct mode_entry *e;
@@ -795,13 +771,9 @@ mode_count_text(struct mode_window *w, const char *text, size_t len)
 		pool_promote(w, index & ~POOL_BIT);
 		return entry;
 	}
-	/* Half full at most: linear probing's expected probes stay under 2.5. */
-	if ((w->distinct + 1) * 2 > (size_t)1 << w->table_bits) {
-		if (table_resize(w, w->table_bits + 1) != 0)
-			return NO_ENTRY;
-		slot = table_empty_slot(w, (uint32_t)(hash >> 32));
-	}
-	if (w->distinct == w->item_capacity && items_grow(w) != 0)
+	if (hashtable_make_room(&w->table, &slot_ops, hash, &slot) != 0)
+		return NO_ENTRY;
+	if (w->table.count == w->item_capacity && items_grow(w) != 0)
 		return NO_ENTRY;
 	entry = entry_allocate(w);
 	if (entry == NO_ENTRY)
@@ -812,8 +784,8 @@ mode_count_text(struct mode_window *w, const char *text, size_t len)
 		return NO_ENTRY;
 	}
 	e->hash = hash;
-	w->table[slot] = (struct mode_slot){ (uint32_t)(hash >> 32), entry + 1 };
-	w->distinct++;
+	*(struct mode_slot *)hashtable_claim(&w->table, sizeof(struct mode_slot), slot) =
+	    (struct mode_slot){ (uint32_t)(hash >> 32), entry + 1 };
 	pool_add(w, (struct mode_heap_item){ .count = 1, .entry = entry, .rank = RANK_UNKNOWN });
 	w->values++;
 	return entry;
@@ -821,8 +793,8 @@ mode_count_text(struct mode_window *w, const char *text, size_t len)
 
 /*
  * Counts one occurrence of entry fewer, dropping the entry, its table slot and its
- * item when it was the last one.  Shrinks the table when it is mostly empty;
- * should that fail for lack of memory, the larger table simply stays.
+ * item when it was the last one.  Shrinks the table when it is mostly empty
+ * (hashtable_trim).
  */
 static inline __attribute__((always_inline)) void
 mode_uncount_entry(struct mode_window *w, uint32_t entry)
@@ -835,36 +807,9 @@ mode_uncount_entry(struct mode_window *w, uint32_t entry)
 		return;
 	}
 	pool_remove(w, index & ~POOL_BIT);
-	w->distinct--;
 	table_delete(w, entry);
 	entry_release(w, entry);
-	/* An eighth full: halving leaves it a quarter full, far from growing again. */
-	if (w->table_bits > TABLE_MIN_BITS && w->distinct * 8 < (size_t)1 << w->table_bits)
-		(void)table_resize(w, w->table_bits - 1);
-}
-
-/*
- * Moves the ring's slots into a new array of capacity slots, which must hold them.
- * Returns 0, or -1 when memory is short, in which case the ring stays as it was.
- */
-static __attribute__((noinline)) int
-ring_resize(struct mode_window *w, size_t capacity)
-{
-	size_t bytes;
-	uint32_t *ring;
-
-	if (mem_array_size(capacity, sizeof(*ring), &bytes) != 0)
-		return -1;
-	ring = mem_realloc(NULL, bytes);
-	if (ring == NULL)
-		return -1;
-	for (size_t i = 0; i < w->ring_count; i++)
-		ring[i] = w->ring[(w->ring_head + i) & (w->ring_capacity - 1)];
-	mem_free(w->ring);
-	w->ring = ring;
-	w->ring_capacity = capacity;
-	w->ring_head = 0;
-	return 0;
+	hashtable_trim(&w->table, &slot_ops);
 }
 
 /* The agg_kind functions. */
@@ -884,7 +829,9 @@ mode_create(const struct agg_kind *kind, const struct agg_params *params)
 	w->header.kind = kind;
 	w->header.params = *params;
 	w->free_entry = NO_ENTRY;
-	if (table_resize(w, TABLE_MIN_BITS) != 0) {
+	ring_init(&w->ring);
+	hashtable_init(&w->table, params->hash_seed);
+	if (hashtable_reserve(&w->table, &slot_ops, 0) != 0) {
 		mem_free(w);
 		return NULL;
 	}
@@ -903,8 +850,8 @@ mode_destroy(struct agg *agg)
 		mem_free(w->entries[i].long_text);
 	mem_free(w->entries);
 	mem_free(w->items);
-	mem_free(w->table);
-	mem_free(w->ring);
+	hashtable_free(&w->table);
+	ring_free(&w->ring);
 	mem_free(w);
 }
 
@@ -919,16 +866,14 @@ mode_push(struct agg *agg, const struct agg_value *value)
 	struct mode_window *w = (struct mode_window *)agg;
 	uint32_t entry = NO_ENTRY;
 
-	if (w->ring_count == w->ring_capacity &&
-	    ring_resize(w, w->ring_capacity < RING_MIN ? RING_MIN : 2 * w->ring_capacity) != 0)
+	if (ring_reserve(&w->ring, sizeof(uint32_t)) != 0)
 		return -1;
 	if (value->has_text) {
 		entry = mode_count_text(w, value->text, value->text_len);
 		if (entry == NO_ENTRY)
 			return -1;
 	}
-	w->ring[(w->ring_head + w->ring_count) & (w->ring_capacity - 1)] = entry;
-	w->ring_count++;
+	*RING_AT(&w->ring, uint32_t, w->ring.tail++) = entry;
 	return 0;
 }
 
@@ -937,15 +882,17 @@ static inline __attribute__((always_inline)) void
 mode_pop(struct agg *agg)
 {
 	struct mode_window *w = (struct mode_window *)agg;
-	uint32_t entry = w->ring[w->ring_head];
+	uint32_t entry = *RING_FRONT(&w->ring, uint32_t);
 
-	w->ring_head = (w->ring_head + 1) & (w->ring_capacity - 1);
-	w->ring_count--;
+	w->ring.head++;
 	if (entry != NO_ENTRY)
 		mode_uncount_entry(w, entry);
-	/* A quarter full: give memory back after a burst, without thrashing at the edge. */
-	if (w->ring_capacity > RING_MIN && w->ring_count * 4 < w->ring_capacity)
-		(void)ring_resize(w, w->ring_capacity / 2);
+	/*
+	 * A quarter full: give memory back after a burst, without thrashing at the edge.
+	 * Should memory be short, the larger ring simply stays.
+	 */
+	if (w->ring.cap > RING_FIRST_CAP && ring_count(&w->ring) * 4 < w->ring.cap)
+		(void)ring_resize(&w->ring, sizeof(uint32_t), w->ring.cap / 2);
 }
 
 /*
@@ -972,7 +919,7 @@ mode_result(struct agg *agg, struct agg_result *result)
 static uint64_t
 mode_size(const struct agg *agg)
 {
-	return ((const struct mode_window *)agg)->ring_count;
+	return ring_count(&((const struct mode_window *)agg)->ring);
 }
 
 /* One record on: pop, push and result in one call (see agg_kind.slide). */
@@ -989,11 +936,21 @@ agg_mode_stats(const struct agg *agg, struct mode_stats *stats)
 {
 	const struct mode_window *w = (const struct mode_window *)agg;
 
-	stats->lookups = w->lookups;
-	stats->probes = w->probes;
-	stats->heap_comparisons = w->heap_comparisons;
-	stats->distinct = w->distinct;
-	stats->table_capacity = (size_t)1 << w->table_bits;
+	stats->distinct = w->table.count;
+	stats->table_capacity = hashtable_capacity(&w->table);
 	stats->entry_capacity = w->entry_capacity;
-	stats->ring_capacity = w->ring_capacity;
+	stats->ring_capacity = w->ring.cap;
 }
+
+#ifdef SWAG_TEST_COUNTERS
+/* Stores agg's counters in *counters (see agg_mode.h). */
+void
+agg_mode_counters(const struct agg *agg, struct mode_counters *counters)
+{
+	const struct mode_window *w = (const struct mode_window *)agg;
+
+	counters->lookups = w->lookups;
+	counters->probes = w->probes;
+	counters->heap_comparisons = w->heap_comparisons;
+}
+#endif

@@ -12,14 +12,8 @@
 
 extern const struct agg_kind agg_mode;
 
-/*
- * What a mode window has done and holds, for tests and benchmarks that check the
- * work per step by counting it rather than timing it.
- */
+/* What a mode window holds, for tests and benchmarks. */
 struct mode_stats {
-	uint64_t lookups;		/* hash-table searches, one per present field pushed */
-	uint64_t probes;		/* table slots those searches examined, in all */
-	uint64_t heap_comparisons;	/* entry comparisons made to keep the heap ordered */
 	size_t distinct;		/* different texts in the window now */
 	size_t table_capacity;		/* slots of the hash table now */
 	size_t entry_capacity;		/* entries allocated (live ones and free ones) */
@@ -27,9 +21,24 @@ struct mode_stats {
 };
 
 /*
- * Stores agg's counters and sizes in *stats.  agg must have been made by
- * agg_mode.create.  Never fails.
+ * Stores agg's sizes in *stats.  agg must have been made by agg_mode.create.  Never
+ * fails.
  */
 void agg_mode_stats(const struct agg *agg, struct mode_stats *stats);
+
+#ifdef SWAG_TEST_COUNTERS
+/*
+ * What a mode window has done, for the tests that check the work per step by counting
+ * it rather than timing it (counters.h: test builds only).
+ */
+struct mode_counters {
+	uint64_t lookups;		/* hash-table searches, one per present field pushed */
+	uint64_t probes;		/* table slots those searches examined, in all */
+	uint64_t heap_comparisons;	/* entry comparisons made to keep the heap ordered */
+};
+
+/* Stores agg's counters in *counters; agg as for agg_mode_stats.  Never fails. */
+void agg_mode_counters(const struct agg *agg, struct mode_counters *counters);
+#endif
 
 #endif /* SWAG_AGG_MODE_H */

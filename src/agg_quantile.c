@@ -2,14 +2,16 @@
  * agg_quantile.c: median and the percentiles pN over a sliding window.
  *
  * An order statistic has no cheap combine, so the two-stack engine cannot serve it;
- * each window keeps its values in an order structure of its own.  Two are here: (a)
- * an indexed double heap with a small sorted middle, for one percentile, and (b) a
- * sorted array, for any.  Measured with tests/bench/bench_quantile.c on uniform
- * random doubles, gcc 12 -O2, on the 2-core test machine while other work ran (ns:
- * the best of three runs of each, old and new alternating; instructions: callgrind,
- * which noise does not move, counting the window's code and not the driver's).  A
- * step is one agg_slide() ("slide", the pipeline's row windows) or pop + push +
- * result (time windows):
+ * each window keeps its values in an order structure of its own: an indexed double
+ * heap with a small sorted middle (below), which answers the one percentile it was
+ * made for.  Its cost on random input hardly grows with w: a step's sifts are short
+ * on average, and only the steps that cross a root pay log w.
+ *
+ * Why this structure: tests/bench/bench_quantile.c on uniform random doubles, gcc 12
+ * -O2, on the 2-core test machine (ns: the best of three runs; instructions:
+ * callgrind, counting the window's code and not the driver's).  A step is one
+ * agg_slide() ("slide", the pipeline's row windows) or pop + push + result (time
+ * windows):
  *
  *                                     ns per step              instructions per step
  *     window                       10    1,000  100,000       10    1,000  100,000
@@ -18,79 +20,26 @@
  *     p99, heap, slide             27      14      16        163     100       97
  *     p99, heap                    28      15      18        193     133      129
  *     median or p99, sorted array  51     148   4,800        234     622  147,710
- *     p50+p90+p99, three heaps     56      56      87
- *     p50+p90+p99, one sorted arr. 59     157   4,810
  *
- * and the plain double heap that came before (8-ary, pop deferred, no slide(), so a
- * "slide" was agg_slide()'s size + pop + push + result), same runs:
+ * The sorted array with memmove (tests/bench/quantile_sorted.c, the benchmark's
+ * baseline) moves a third of the window per step, which shows from w = 1,000.  The
+ * heap wins at every window size, so there is no switch by size, which would also need
+ * a size the window does not know (a time window's varies).  A sorted array answers
+ * any rank, so several percentiles of one column could share one; that pays only for
+ * small windows or many percentiles (p50, p90 and p99 from three heaps: 56, 56 and
+ * 87 ns at the three sizes; from one shared sorted array: 59, 157 and 4,810), and
+ * swag keeps one heap per percentile.  The heap's one weak spot is p99 at w = 10: ten
+ * values all live in mid, a sorted array, whose shifts mispredict (27 ns, where a
+ * plain double heap without mid took 21).
  *
- *     median, heap, slide          33      61      80        205     365      519
- *     median, heap                 32      60      81        202     362      516
- *     p99, heap, slide             21      20      23        180     183      188
- *     p99, heap                    20      20      22        177     180      185
- *     p50+p90+p99, three heaps     63     109     158
- *
- * End to end, swag -w 1000 over build/bench/numbers-200000.txt (callgrind, per record,
- * the rest of swag as it stood on the same day): median 847 -> 611 instructions, of
- * which the window 366 -> 160; p99 670 -> 559, the window 184 -> 102.  On sorted
- * input (seq 200000, where every step moves the split) median 1,018 -> 833 (window
- * 560 -> 404) and p99 817 -> 766 (356 -> 334).
- *
- * The heap wins at every window size, so agg_quantile is the heap alone: no switch
- * by size, which would also need a size the window does not know (a time window's
- * varies).  Its cost on random input hardly grows with w; a step's sifts are short
- * on average, and only the steps that cross a root pay log w.  The sorted array
- * moves a third of the window per step, which shows from w = 1,000.  It stays for one
- * thing the heap cannot do: answer any percentile, so several percentiles of one
- * column can share it when the window is small (quantile_share_pays(); at w = 10 two
- * percentiles break even, at w = 1,000 about six).  The one place the new heap is
- * slower is p99 at w = 10 (27 ns against 21): ten values all live in mid, a sorted
- * array, whose shifts mispredict where the old heap's steps mostly did nothing.
- *
- * How it got there, in instructions per record of swag -w 1000 median / p99 (the
- * window's code only; 366 / 184 at the start):
- *
- *   - slide(): one call per record instead of agg_slide()'s size, pop, push and
- *     result, the full window's step replacing in place without the deferred pop;
- *     with it values apart from positions (the eight children of a node one aligned
- *     64-byte line), heaps padded with -inf/+inf so the child scan never counts
- *     children, a branch-free scalar tournament for the scan (gcc compiles its first
- *     round to branches all the same), and a value known to belong at a heap's top
- *     going there without comparisons: 220 / 125.  The result's kind kept between
- *     steps instead of worked out from the counts each time: 214 / 118.
- *   - The scan with SSE2 (every x86-64; the tournament stays for other machines):
- *     three max (or min) and a swap for the best value, and the leftmost child equal
- *     to it from the four equality masks narrowed to one byte mask: 194 / 117.
- *   - Sifts out of line, so that the common step saves no registers for them:
- *     191 / 101.
- *   - The sorted middle (below), so that a median step whose new value lands on the
- *     other side of x[lo] from the leaving one no longer sifts a value down from a
- *     root: 172 / 107, then 158 / 111 with those steps compiled per heap (now
- *     counting libc's memmove for mid, 2 / 1 of it), 158 / 103 with the places of
- *     x[lo] and x[lo+1] kept between steps.  Mid in twice its room, its values'
- *     ring words naming their slots: no search and no memmove, about the same at
- *     w = 1,000, and at w = 10, where the values all live in mid, 175 -> 163
- *     instructions and 33 -> 27 ns (bench_quantile).  At the edge of mid a crossing
- *     step rotates tops (heap_rotate) rather than exchange values and refill mid:
- *     the same on random input, on sorted input 563 -> 404 (median) and 506 -> 334
- *     (p99).  160 / 102 in the end.
- *
- * Tried and lost (bench_quantile, instructions per slide step at w = 1,000, median /
- * p99, against 157 / 100): mid of 32 (159 / 108), of 8 (164 / 99), of 2 (186 / 98,
- * and p99 at w = 10 down to 138 instructions and 19 ns, but ten values then need
- * both heaps allocated, over a kilobyte); mid as a circular buffer (155 / 101, but
- * 192 at w = 10, in index arithmetic); mid values found by a search on their
- * position (156 / 102, but 175 at w = 10, and 33 ns); slots named but no spare
- * room, so that a value entering at the front moves all (160 / 101; 168 at w = 10).
- *
- * Both structures share the same ring of window slots, one 64-bit word per slot,
- * oldest first: a missing value keeps its slot (a row window of W slots holds the
- * last W records), and popping reads the oldest word to learn what leaves.  NaN never
- * enters an order structure: the window only counts its NaNs, and while that count
- * is not zero the result is NaN.  Every array grows by doubling with the elements
- * actually held, so a window of 10^9 rows over 10 records holds under a kilobyte;
- * memory is 8 bytes of ring per slot plus 16 (heap) or 8 (sorted array) per value, at
- * most twice that just after a doubling, and the heap window's own 750 bytes.
+ * Every record takes a slot of a ring (ring.h) of 64-bit words, oldest first: a
+ * missing value keeps its slot (a row window of W slots holds the last W records),
+ * and popping reads the oldest word to learn what leaves.  NaN never enters the heaps:
+ * the window only counts its NaNs, and while that count is not zero the result is
+ * NaN.  Every array grows by doubling with the elements actually held, so a window of
+ * 10^9 rows over 10 records holds under a kilobyte; memory is 8 bytes of ring per slot
+ * plus 16 per value, at most twice that just after a doubling, and the window's own
+ * 750 bytes.
  */
 #include <math.h>
 #include <stdint.h>
@@ -101,113 +50,20 @@
 
 #include "agg_quantile.h"
 #include "mem.h"
+#include "ring.h"
 
-/* The first blocks hold this many slots and values: a window over ten rows fits. */
-#define FIRST_RING_CAP 16
+/* The first heap block holds this many values (a window of up to MID_CAP needs none). */
 #define FIRST_ORDER_CAP 8
 
-/*
- * The rank and interpolation fraction of percentile q over m sorted numbers, computed
- * exactly as swag(1) writes it (AGGREGATES): h = (m - 1)·q, lo = floor(h), fraction = h - lo.
- * The heap sizes its lower part from lo, so it must be this one function.
- */
-static inline uint64_t
-quantile_rank(uint64_t m, double q, double *fraction)
-{
-	double h = (double)(m - 1) * q;
-	/* floor(h), since 0 <= h < 2^64; a conversion, where floor() is a libm call. */
-	uint64_t lo = (uint64_t)h;
-
-	*fraction = h - (double)lo;
-	return lo;
-}
-
-/*
- * The man page's interpolation between x[lo] = lower and x[lo+1] = upper.  Equal
- * neighbours give lower without arithmetic, so two +inf give +inf and not
- * inf - inf = NaN; otherwise IEEE arithmetic decides (-inf and +inf give NaN).
- */
-static inline double
-quantile_interpolate(double lower, double upper, double fraction)
-{
-	if (lower == upper)
-		return lower;
-	return lower + fraction * (upper - lower);
-}
-
-/*
- * Returns a copy of array (count elements of element_size bytes, room for *cap) with
- * room for twice as many, or for first_cap when *cap is 0, and updates *cap.  Returns
- * NULL when memory is short; array and *cap are then untouched and still valid.
- */
-static void *
-grow_array(void *array, size_t *cap, size_t element_size, size_t first_cap)
-{
-	size_t new_cap = *cap == 0 ? first_cap : *cap * 2;
-	size_t bytes;
-	void *grown;
-
-	if (new_cap < *cap || mem_array_size(new_cap, element_size, &bytes) != 0)
-		return NULL;
-	grown = mem_realloc(array, bytes);
-	if (grown != NULL)
-		*cap = new_cap;
-	return grown;
-}
-
-/*
- * The ring of window slots.  Positions only grow; the slot of position p is
- * words[p & (cap - 1)], so an element keeps its position for life and the heap can
- * name a slot by it across a growth of the ring.
- */
-struct quantile_ring {
-	uint64_t *words;
-	size_t cap;		/* 0 or a power of two */
-	uint64_t head;		/* the oldest slot's position */
-	uint64_t tail;		/* the position the next push takes */
-};
-
+/* The ring word of position (a uint64_t per slot). */
 static inline uint64_t *
-ring_word(const struct quantile_ring *ring, uint64_t position)
+ring_word(const struct ring *ring, uint64_t position)
 {
-	return &ring->words[position & (ring->cap - 1)];
+	return RING_AT(ring, uint64_t, position);
 }
 
 /*
- * Doubles the ring (or makes the first one).  Returns 0, or -1 when memory is short
- * (the ring is then unchanged).  The slots are copied one by one because a position
- * moves from p mod cap to p mod 2·cap; that happens log(w) times in a window's life.
- */
-static int
-ring_grow(struct quantile_ring *ring)
-{
-	size_t new_cap = ring->cap == 0 ? FIRST_RING_CAP : ring->cap * 2, bytes;
-	uint64_t *words;
-
-	if (new_cap < ring->cap || mem_array_size(new_cap, sizeof(*words), &bytes) != 0)
-		return -1;
-	words = mem_realloc(NULL, bytes);
-	if (words == NULL)
-		return -1;
-	for (uint64_t position = ring->head; position != ring->tail; position++)
-		words[position & (new_cap - 1)] = *ring_word(ring, position);
-	mem_free(ring->words);
-	ring->words = words;
-	ring->cap = new_cap;
-	return 0;
-}
-
-/* Makes sure the ring has room for one more slot; returns 0, or -1 as ring_grow. */
-static inline int
-ring_reserve(struct quantile_ring *ring)
-{
-	if (ring->tail - ring->head < ring->cap)
-		return 0;
-	return ring_grow(ring);
-}
-
-/*
- * (a) The indexed double heap, after bottleneck's move_median, with a sorted middle.
+ * The indexed double heap, after bottleneck's move_median, with a sorted middle.
  * With the m numbers of the window sorted as x[0..m-1] and lo the rank of the
  * configured q, the values are split three ways, in order:
  *
@@ -255,7 +111,9 @@ ring_reserve(struct quantile_ring *ring)
 /*
  * The sorted middle's room.  16 measured best at w = 1,000: a larger one crosses
  * tops less often but moves more in mid (and every value of a window of up to
- * MID_CAP values lives there, so small windows are a sorted array).
+ * MID_CAP values lives there, so small windows are a sorted array).  Instructions per
+ * slide step of bench_quantile, median / p99: 157 / 100 with 16, 159 / 108 with 32,
+ * 164 / 99 with 8, 186 / 98 with 2 (where ten values need both heaps, a kilobyte).
  */
 #ifndef MID_CAP
 #define MID_CAP 16
@@ -291,7 +149,7 @@ struct quantile_heap {
 
 struct heap_window {
 	struct agg header;
-	struct quantile_ring ring;
+	struct ring ring;		/* a word per slot: SLOT_*, or its value's place */
 	uint64_t nan_count;
 	uint64_t min_values;		/* max(params.min_count, 1): fewer values give null */
 	ptrdiff_t lo;			/* quantile_rank() for the structure's m; -1 for 0 */
@@ -338,15 +196,15 @@ struct heap_view {
 	double *values;
 	uint64_t *positions;
 	size_t count;
-	uint64_t *ring;
+	uint64_t *ring;		/* the ring's words: position p's is ring[p & ring_mask] */
 	uint64_t ring_mask;
 };
 
 static inline struct heap_view
 heap_view(const struct heap_window *w, const struct quantile_heap *heap)
 {
-	struct heap_view view = { heap->values, heap->positions, heap->count, w->ring.words,
-	    w->ring.cap - 1 };
+	struct heap_view view = { heap->values, heap->positions, heap->count,
+	    (uint64_t *)(void *)w->ring.slots, w->ring.cap - 1 };
 
 	return view;
 }
@@ -669,7 +527,7 @@ static inline void
 mid_put(struct heap_window *w, size_t slot, struct heap_entry entry)
 {
 	w->mid[slot] = entry;
-	w->ring.words[entry.position & (w->ring.cap - 1)] = PLACE(slot, TAG_MID);
+	*ring_word(&w->ring, entry.position) = PLACE(slot, TAG_MID);
 }
 
 /* Moves mid's values to the middle of its room, leaving room at both ends. */
@@ -746,7 +604,7 @@ mid_move(struct heap_window *w, size_t j, double value, uint64_t position)
 	/* Locals, since a store to the ring could alias the counts for the compiler. */
 	struct heap_entry *first = &w->mid[w->mid_start], *last = first + w->mid_count - 1;
 	struct heap_entry *at = first + j;
-	uint64_t *ring = w->ring.words, ring_mask = w->ring.cap - 1;
+	uint64_t *ring = (uint64_t *)(void *)w->ring.slots, ring_mask = w->ring.cap - 1;
 	struct heap_entry *mid = w->mid;
 
 	if (at > first && at[-1].value > value) {
@@ -914,15 +772,6 @@ heap_reserve_for(struct heap_window *w, uint64_t m, ptrdiff_t lo)
 	return 0;
 }
 
-/* Clamps a percentile to [0, 1]; a NaN one becomes the median rather than poison ranks. */
-static double
-clamp_percentile(double q)
-{
-	if (!(q >= 0.0))
-		return isnan(q) ? 0.5 : 0.0;
-	return q > 1.0 ? 1.0 : q;
-}
-
 /*
  * Makes an empty heap window for params->percentile, owning no memory but itself.
  * Returns NULL when memory is short.
@@ -937,7 +786,7 @@ heap_create(const struct agg_kind *kind, const struct agg_params *params)
 	memset(w, 0, sizeof(*w));
 	w->header.kind = kind;
 	w->header.params = *params;
-	w->header.params.percentile = clamp_percentile(params->percentile);
+	w->header.params.percentile = quantile_clamp(params->percentile);
 	w->min_values = params->min_count > 1 ? params->min_count : 1;
 	w->lo = -1;
 	w->mid_start = MID_SLOTS / 2;
@@ -953,7 +802,7 @@ heap_destroy(struct agg *agg)
 {
 	struct heap_window *w = (struct heap_window *)agg;
 
-	mem_free(w->ring.words);
+	ring_free(&w->ring);
 	mem_free(w->lower.block);
 	mem_free(w->upper.block);
 	mem_free(w);
@@ -1113,7 +962,7 @@ heap_replace_in(struct heap_window *w, struct quantile_heap *heap, bool is_upper
 	else if (index * HEAP_ARITY + 1 < heap->count)
 		(is_upper ? heap_down_upper : heap_down_lower)(w, index, value, position);
 	else {
-		uint64_t *slot = &w->ring.words[position & (w->ring.cap - 1)];
+		uint64_t *slot = ring_word(&w->ring, position);
 
 		values[index] = value;
 		heap->positions[index] = position;
@@ -1162,7 +1011,7 @@ heap_push(struct agg *agg, const struct agg_value *value)
 	double fraction = 0;
 	ptrdiff_t lo;
 
-	if (ring_reserve(&w->ring) != 0)
+	if (ring_reserve(&w->ring, sizeof(uint64_t)) != 0)
 		return -1;
 	position = w->ring.tail;
 	if (!value->has_number) {
@@ -1229,25 +1078,6 @@ heap_pop(struct agg *agg)
 	w->pending_place = word;
 }
 
-/* x[lo], from lower's top or mid; the structure holds a value, no pop waits. */
-static inline double
-heap_at_lo(const struct heap_window *w)
-{
-	ptrdiff_t r = w->lo - (ptrdiff_t)w->lower.count;
-
-	return r < 0 ? w->lower.values[0] : w->mid[w->mid_start + (size_t)r].value;
-}
-
-/* x[lo + 1], from mid or upper's top; the structure holds more than lo + 1 values. */
-static inline double
-heap_above_lo(const struct heap_window *w)
-{
-	ptrdiff_t r = w->lo - (ptrdiff_t)w->lower.count + 1;
-
-	return r < (ptrdiff_t)w->mid_count ? w->mid[w->mid_start + (size_t)r].value :
-	    w->upper.values[0];
-}
-
 /* Points lo_at and hi_at at x[lo] and x[lo + 1] (or where x[lo + 1] would be). */
 static inline void
 heap_locate(struct heap_window *w)
@@ -1257,17 +1087,6 @@ heap_locate(struct heap_window *w)
 	w->lo_at = r < 0 ? &w->lower.values[0] : &mid_at(w, (size_t)r)->value;
 	w->hi_at = r + 1 < (ptrdiff_t)w->mid_count ? &mid_at(w, (size_t)r + 1)->value :
 	    &w->upper.values[0];
-}
-
-/* The configured percentile; the window holds a value, no pop waits. */
-static inline double
-heap_value(const struct heap_window *w)
-{
-	if (w->nan_count != 0)
-		return NAN;
-	if (w->fraction == 0.0)
-		return heap_at_lo(w);
-	return quantile_interpolate(heap_at_lo(w), heap_above_lo(w), w->fraction);
 }
 
 /* Works out result_state again after an operation that may have changed the counts. */
@@ -1331,7 +1150,7 @@ heap_slide_step(struct agg *agg, uint64_t rows, const struct agg_value *value,
 	uint64_t head = w->ring.head, tail = w->ring.tail;
 
 	if (tail - head == rows) {
-		uint64_t word = w->ring.words[head & (w->ring.cap - 1)];
+		uint64_t word = *ring_word(&w->ring, head);
 
 		if (word < SLOT_NAN && value->has_number && !isnan(value->number) &&
 		    !w->pending) {
@@ -1469,324 +1288,33 @@ heap_check(const struct heap_window *w)
 	}
 }
 
-/*
- * (b) The sorted array: the window's numbers in ascending order, so any rank is one
- * load away; a push is a binary search and a memmove, a pop the same for the oldest
- * value, which the ring stores.  Equal values are interchangeable, so a pop removes
- * any one equal to the leaving value (with ±0 equal, the survivor may be the other
- * zero, which the man page allows).
- */
-
-/* Ring words of the sorted window: a number's bits, or one of these two NaNs. */
-#define WORD_MISSING UINT64_C(0x7ff8dead00000001)
-#define WORD_NAN UINT64_C(0x7ff8dead00000002)
-
-struct sorted_window {
-	struct agg header;
-	struct quantile_ring ring;
-	uint64_t nan_count;
-	double *values;		/* the window's numbers but NaN, ascending */
-	size_t count;
-	size_t cap;
-	/* A popped value still in values, waiting for the next push (see sorted_pop). */
-	bool pending;
-	double pending_value;
-};
-
-static inline uint64_t
-double_bits(double x)
-{
-	uint64_t bits;
-
-	memcpy(&bits, &x, sizeof(bits));
-	return bits;
-}
-
-static inline double
-bits_double(uint64_t bits)
-{
-	double x;
-
-	memcpy(&x, &bits, sizeof(x));
-	return x;
-}
-
-/* The index of the first value of the sorted window not below x. */
-static inline size_t
-sorted_lower_bound(const struct sorted_window *w, double x)
-{
-	size_t low = 0, high = w->count;
-
-	while (low < high) {
-		size_t middle = low + (high - low) / 2;
-
-		if (w->values[middle] < x)
-			low = middle + 1;
-		else
-			high = middle;
-	}
-	return low;
-}
-
-/* Makes an empty sorted window; returns NULL when memory is short. */
-static struct agg *
-sorted_create(const struct agg_kind *kind, const struct agg_params *params)
-{
-	struct sorted_window *w = mem_realloc(NULL, sizeof(*w));
-
-	if (w == NULL)
-		return NULL;
-	memset(w, 0, sizeof(*w));
-	w->header.kind = kind;
-	w->header.params = *params;
-	w->header.params.percentile = clamp_percentile(params->percentile);
-	return &w->header;
-}
-
-/* Frees the window and everything it owns. */
-static void
-sorted_destroy(struct agg *agg)
-{
-	struct sorted_window *w = (struct sorted_window *)agg;
-
-	mem_free(w->ring.words);
-	mem_free(w->values);
-	mem_free(w);
-}
-
-/* Finishes a deferred pop, if one waits, so that values holds the window exactly. */
-static inline void
-sorted_settle(struct sorted_window *w)
-{
-	size_t index;
-
-	if (!w->pending)
-		return;
-	w->pending = false;
-	index = sorted_lower_bound(w, w->pending_value);
-	w->count--;
-	memmove(&w->values[index], &w->values[index + 1], (w->count - index) * sizeof(double));
-}
-
-/*
- * Puts x in place of the waiting popped value: only the values between the old
- * value's place and the new one's move, one memmove instead of two whole-tail ones.
- */
-static void
-sorted_replace_pending(struct sorted_window *w, double x)
-{
-	size_t old_index = sorted_lower_bound(w, w->pending_value);
-	size_t new_index = sorted_lower_bound(w, x);
-
-	w->pending = false;
-	if (new_index <= old_index) {
-		memmove(&w->values[new_index + 1], &w->values[new_index],
-		    (old_index - new_index) * sizeof(double));
-		w->values[new_index] = x;
-	} else {
-		/* Past the old value, x goes just before the first value not below it. */
-		memmove(&w->values[old_index], &w->values[old_index + 1],
-		    (new_index - 1 - old_index) * sizeof(double));
-		w->values[new_index - 1] = x;
-	}
-}
-
-/*
- * Appends a record's value as the newest slot.  Returns 0, or -1 when memory is
- * short, in which case the window is unchanged.
- */
-static int
-sorted_push(struct agg *agg, const struct agg_value *value)
-{
-	struct sorted_window *w = (struct sorted_window *)agg;
-	uint64_t *word;
-	size_t index;
-
-	if (ring_reserve(&w->ring) != 0)
-		return -1;
-	if (value->has_number && !isnan(value->number) && !w->pending && w->count == w->cap) {
-		double *values = grow_array(w->values, &w->cap, sizeof(*values),
-		    FIRST_ORDER_CAP);
-
-		if (values == NULL)
-			return -1;
-		w->values = values;
-	}
-	word = ring_word(&w->ring, w->ring.tail++);
-	if (!value->has_number) {
-		*word = WORD_MISSING;
-		return 0;
-	}
-	if (isnan(value->number)) {
-		*word = WORD_NAN;
-		w->nan_count++;
-		return 0;
-	}
-	*word = double_bits(value->number);
-	if (w->pending) {
-		sorted_replace_pending(w, value->number);
-		return 0;
-	}
-	index = sorted_lower_bound(w, value->number);
-	memmove(&w->values[index + 1], &w->values[index], (w->count - index) * sizeof(double));
-	w->values[index] = value->number;
-	w->count++;
-	return 0;
-}
-
-/*
- * Removes the oldest slot and its value, if any.  The window must not be empty.  As
- * in heap_pop, the removal of a number waits for the next operation, so that a full
- * window's pop and push become one replacement.
- */
-static void
-sorted_pop(struct agg *agg)
-{
-	struct sorted_window *w = (struct sorted_window *)agg;
-	uint64_t word;
-
-	sorted_settle(w);
-	word = *ring_word(&w->ring, w->ring.head++);
-	if (word == WORD_MISSING)
-		return;
-	if (word == WORD_NAN) {
-		w->nan_count--;
-		return;
-	}
-	w->pending = true;
-	w->pending_value = bits_double(word);
-}
-
-/* Percentile q from the sorted values; the window holds a value. */
-static double
-sorted_value(struct sorted_window *w, double q)
-{
-	double fraction;
-	uint64_t lo;
-
-	sorted_settle(w);
-	if (w->nan_count != 0)
-		return NAN;
-	lo = quantile_rank(w->count, q, &fraction);
-	if (fraction == 0.0)
-		return w->values[lo];
-	return quantile_interpolate(w->values[lo], w->values[lo + 1], fraction);
-}
-
-/* The interface shared by both kinds. */
-
-bool
-quantile_window_serves(const struct agg *agg, double q)
-{
-	return agg->kind == &agg_quantile_sorted || q == agg->params.percentile;
-}
-
-uint64_t
-quantile_window_count(const struct agg *agg)
-{
-	if (agg->kind == &agg_quantile_sorted) {
-		const struct sorted_window *w = (const struct sorted_window *)agg;
-
-		return w->count - w->pending + w->nan_count;
-	} else {
-		const struct heap_window *w = (const struct heap_window *)agg;
-
-		return heap_m(w) - w->pending + w->nan_count;
-	}
-}
-
-double
-quantile_window_value(struct agg *agg, double q)
-{
-	if (agg->kind == &agg_quantile_sorted)
-		return sorted_value((struct sorted_window *)agg, clamp_percentile(q));
-	heap_settle((struct heap_window *)agg);
-	return heap_value((const struct heap_window *)agg);
-}
-
-void
-quantile_window_result(struct agg *agg, double q, struct agg_result *result)
-{
-	uint64_t n = quantile_window_count(agg);
-
-	if (n == 0 || n < agg->params.min_count) {
-		result->kind = AGG_RESULT_NULL;
-		return;
-	}
-	result->kind = AGG_RESULT_NUMBER;
-	result->number = quantile_window_value(agg, q);
-}
-
-/* Stores the configured percentile of the window in *result (null as the man page says). */
-static void
-quantile_result(struct agg *agg, struct agg_result *result)
-{
-	quantile_window_result(agg, agg->params.percentile, result);
-}
-
 /* The number of slots in the window, missing values included. */
 static uint64_t
-quantile_size(const struct agg *agg)
+heap_size(const struct agg *agg)
 {
-	/* Both windows begin with the header and then the ring. */
-	const struct quantile_ring *ring = agg->kind == &agg_quantile_sorted ?
-	    &((const struct sorted_window *)agg)->ring : &((const struct heap_window *)agg)->ring;
-
-	return ring->tail - ring->head;
+	return ring_count(&((const struct heap_window *)agg)->ring);
 }
 
 void
 quantile_window_stats(const struct agg *agg, struct quantile_stats *stats)
 {
-	stats->slots = quantile_size(agg);
-	stats->values = quantile_window_count(agg);
-	if (agg->kind == &agg_quantile_sorted) {
-		const struct sorted_window *w = (const struct sorted_window *)agg;
+	const struct heap_window *w = (const struct heap_window *)agg;
 
-		stats->ring_capacity = w->ring.cap;
-		stats->order_capacity = w->cap;
-		stats->bytes = sizeof(*w) + w->ring.cap * sizeof(uint64_t) +
-		    w->cap * sizeof(double);
-	} else {
-		const struct heap_window *w = (const struct heap_window *)agg;
-
-		stats->ring_capacity = w->ring.cap;
-		stats->order_capacity = w->lower.cap + w->upper.cap + MID_CAP;
-		stats->bytes = sizeof(*w) + w->ring.cap * sizeof(uint64_t) +
-		    heap_bytes(&w->lower) + heap_bytes(&w->upper);
-	}
+	stats->slots = heap_size(agg);
+	stats->values = heap_m(w) - w->pending + w->nan_count;
+	stats->ring_capacity = w->ring.cap;
+	stats->order_capacity = w->lower.cap + w->upper.cap + MID_CAP;
+	stats->bytes = sizeof(*w) + w->ring.cap * sizeof(uint64_t) + heap_bytes(&w->lower) +
+	    heap_bytes(&w->upper);
 }
 
 int
 quantile_window_check(const struct agg *agg)
 {
-	if (agg->kind == &agg_quantile_sorted)
-		return 0;
 	return heap_check((const struct heap_window *)agg);
-}
-
-/*
- * A cost model fitted to the benchmark: a heap step costs about 27 + 0.3·log2(w) ns
- * (its median's, the dearest percentile's), a sorted-array step about 50 + w/10 ns
- * (binary searches and a memmove of a third of the window on average; from about
- * w = 10,000 a memmove moves faster than that, but sharing has long stopped paying).
- * At w = 10 two percentiles already pay for sharing, at w = 1,000 six.
- */
-bool
-quantile_share_pays(uint64_t window_slots, size_t k)
-{
-	double log2_w = window_slots > 1 ? log2((double)window_slots) : 0;
-	double heap_ns = 27 + 0.3 * log2_w, sorted_ns = 50 + (double)window_slots / 10;
-
-	return (double)k * heap_ns > sorted_ns;
 }
 
 const struct agg_kind agg_quantile = {
 	"pN", AGG_INPUT_NUMBER, heap_create, heap_destroy, heap_push, heap_pop,
-	heap_result_entry, quantile_size, heap_slide, heap_slide_many, false
-};
-
-const struct agg_kind agg_quantile_sorted = {
-	"pN", AGG_INPUT_NUMBER, sorted_create, sorted_destroy, sorted_push, sorted_pop,
-	quantile_result, quantile_size, NULL, NULL, false
+	heap_result_entry, heap_size, heap_slide, heap_slide_many, false
 };

@@ -1,11 +1,12 @@
 /*
  * hash.h: hashing a field's bytes, for the hash tables and sketches that identify
- * values by their exact text (mode now; distinct can share it).
+ * values by their exact text (hashtable.h's tables, distinct's sketch).
  *
- * The hash is xxHash's XXH3, 64-bit.  A hash table that untrusted input fills seeds
- * it per run (agg_params.hash_seed), so that keys crafted to collide under one seed
- * scatter under another; a sketch whose result depends on the hash (HyperLogLog)
- * uses a fixed seed instead, so that the same input always gives the same output.
+ * The hash is xxHash's XXH3, 64-bit.  A hash table, which untrusted input fills, is
+ * seeded per run (agg_params.hash_seed; hashtable_hash_bytes), so that keys crafted to
+ * collide under one seed scatter under another; a sketch whose result depends on the
+ * hash (HyperLogLog) uses a fixed seed instead, so that the same input always gives
+ * the same output.
  */
 #ifndef SWAG_HASH_H
 #define SWAG_HASH_H

@@ -1,28 +1,68 @@
 /*
- * keytable.c: byte-string keys to pointers (see keytable.h).
+ * keytable.c: byte-string keys to pointers (see keytable.h), on the seeded hash table
+ * of hashtable.h.
  */
 #include <string.h>
 
-#include "hash.h"
+#include "counters.h"
+#include "hashtable.h"
 #include "keytable.h"
 #include "mem.h"
 
+/* A slot: the key's hash (its home, and a cheap filter) and the caller's key and value. */
 struct entry {
 	uint64_t hash;
-	const char *key;	/* the caller's; NULL for an empty slot */
+	const char *key;	/* the caller's; NULL for a free slot */
 	size_t len;
 	void *value;
 };
 
-struct keytable {
-	struct entry *slots;
-	size_t cap;		/* a power of two */
-	size_t count;
-	uint64_t seed;
-	uint64_t probes;
+/* A key as a search looks for it. */
+struct search {
+	uint64_t hash;
+	const char *key;
+	size_t len;
 };
 
-#define KEYTABLE_FIRST_CAP 16
+struct keytable {
+	struct hashtable table;
+#ifdef SWAG_TEST_COUNTERS
+	uint64_t probes;
+#endif
+};
+
+HASHTABLE_INLINE bool
+entry_occupied(const void *slot)
+{
+	return ((const struct entry *)slot)->key != NULL;
+}
+
+HASHTABLE_INLINE uint64_t
+entry_hash(const struct hashtable *table, const void *slot)
+{
+	(void)table;
+	return ((const struct entry *)slot)->hash;
+}
+
+HASHTABLE_INLINE bool
+entry_matches(const void *slot, const void *key)
+{
+	const struct entry *e = slot;
+	const struct search *s = key;
+
+	return e->hash == s->hash && e->len == s->len &&
+	    memcmp(e->key, s->key, s->len) == 0;
+}
+
+static const struct hashtable_ops entry_ops = { sizeof(struct entry), entry_occupied,
+    entry_hash };
+
+/* The table's slot index. */
+static struct entry *
+entry_at(const struct keytable *t, size_t index)
+{
+	return hashtable_slot(&t->table, sizeof(struct entry), index);
+}
 
 struct keytable *
 keytable_create(uint64_t seed)
@@ -31,16 +71,12 @@ keytable_create(uint64_t seed)
 
 	if (t == NULL)
 		return NULL;
-	t->slots = mem_realloc(NULL, KEYTABLE_FIRST_CAP * sizeof(*t->slots));
-	if (t->slots == NULL) {
+	memset(t, 0, sizeof(*t));
+	hashtable_init(&t->table, seed);
+	if (hashtable_reserve(&t->table, &entry_ops, 0) != 0) {
 		mem_free(t);
 		return NULL;
 	}
-	memset(t->slots, 0, KEYTABLE_FIRST_CAP * sizeof(*t->slots));
-	t->cap = KEYTABLE_FIRST_CAP;
-	t->count = 0;
-	t->seed = seed;
-	t->probes = 0;
 	return t;
 }
 
@@ -49,120 +85,86 @@ keytable_destroy(struct keytable *t)
 {
 	if (t == NULL)
 		return;
-	mem_free(t->slots);
+	hashtable_free(&t->table);
 	mem_free(t);
 }
 
-/* The slot holding key, or the empty slot where it would go. */
-static struct entry *
-keytable_slot(const struct keytable *t, uint64_t hash, const char *key, size_t len,
-    uint64_t *probes)
+/*
+ * Looks key up: returns whether it is in the table, and stores in *index its slot or
+ * the free slot where it would go, in *s the search for it.
+ */
+static bool
+keytable_search(struct keytable *t, const char *key, size_t len, struct search *s,
+    size_t *index)
 {
-	size_t mask = t->cap - 1;
+	bool found;
 
-	for (size_t i = (size_t)hash & mask;; i = (i + 1) & mask) {
-		struct entry *e = &t->slots[i];
-
-		++*probes;
-		if (e->key == NULL ||
-		    (e->hash == hash && e->len == len && memcmp(e->key, key, len) == 0))
-			return e;
-	}
+	*s = (struct search){ hashtable_hash_bytes(&t->table, key, len), key, len };
+	found = hashtable_find(&t->table, &entry_ops, s->hash, entry_matches, s, index);
+	TEST_COUNT(t->probes, hashtable_probe_length(&t->table, s->hash, *index));
+	return found;
 }
 
 void *
 keytable_find(struct keytable *t, const char *key, size_t len)
 {
-	struct entry *e = keytable_slot(t, hash_bytes(key, len, t->seed), key, len, &t->probes);
+	struct search s;
+	size_t index;
 
-	return e->key != NULL ? e->value : NULL;
-}
-
-/* Doubles the table (at most half full after), rehashing from the stored hashes. */
-static int
-keytable_grow(struct keytable *t)
-{
-	size_t old_cap = t->cap, bytes;
-	struct entry *old = t->slots, *slots;
-	uint64_t probes = 0;
-
-	if (mem_array_size(old_cap * 2, sizeof(*slots), &bytes) != 0 ||
-	    (slots = mem_realloc(NULL, bytes)) == NULL)
-		return -1;
-	memset(slots, 0, bytes);
-	t->slots = slots;
-	t->cap = old_cap * 2;
-	for (size_t i = 0; i < old_cap; i++)
-		if (old[i].key != NULL)
-			*keytable_slot(t, old[i].hash, old[i].key, old[i].len, &probes) = old[i];
-	mem_free(old);
-	return 0;
+	if (!keytable_search(t, key, len, &s, &index))
+		return NULL;
+	return entry_at(t, index)->value;
 }
 
 int
 keytable_insert(struct keytable *t, const char *key, size_t len, void *value)
 {
-	uint64_t hash = hash_bytes(key, len, t->seed);
+	uint64_t hash = hashtable_hash_bytes(&t->table, key, len);
+	size_t index;
 	struct entry *e;
 
-	/* At most three quarters full, so probe runs stay short. */
-	if ((t->count + 1) * 4 > t->cap * 3 && keytable_grow(t) != 0)
+	if (hashtable_reserve(&t->table, &entry_ops, t->table.count + 1) != 0)
 		return -1;
-	e = keytable_slot(t, hash, key, len, &t->probes);
-	e->hash = hash;
-	e->key = key;
-	e->len = len;
-	e->value = value;
-	t->count++;
+	index = hashtable_free_index(&t->table, &entry_ops, hash);
+	TEST_COUNT(t->probes, hashtable_probe_length(&t->table, hash, index));
+	e = hashtable_claim(&t->table, sizeof(struct entry), index);
+	*e = (struct entry){ hash, key, len, value };
 	return 0;
 }
 
 void *
 keytable_remove(struct keytable *t, const char *key, size_t len)
 {
-	size_t mask = t->cap - 1, hole;
-	struct entry *e = keytable_slot(t, hash_bytes(key, len, t->seed), key, len, &t->probes);
+	struct search s;
+	size_t index;
 	void *value;
 
-	if (e->key == NULL)
+	if (!keytable_search(t, key, len, &s, &index))
 		return NULL;
-	value = e->value;
-	e->key = NULL;
-	t->count--;
-	/*
-	 * Backward shift: move each later entry of the probe run into the hole when
-	 * its home slot does not lie between the hole and itself (cyclically).
-	 */
-	hole = (size_t)(e - t->slots);
-	for (size_t i = (hole + 1) & mask; t->slots[i].key != NULL; i = (i + 1) & mask) {
-		size_t home = (size_t)t->slots[i].hash & mask;
-
-		if (((i - home) & mask) >= ((i - hole) & mask)) {
-			t->slots[hole] = t->slots[i];
-			t->slots[i].key = NULL;
-			hole = i;
-		}
-	}
+	value = entry_at(t, index)->value;
+	hashtable_remove(&t->table, &entry_ops, index);
 	return value;
 }
 
 size_t
 keytable_count(const struct keytable *t)
 {
-	return t->count;
+	return t->table.count;
 }
 
+#ifdef SWAG_TEST_COUNTERS
 uint64_t
 keytable_probes(const struct keytable *t)
 {
 	return t->probes;
 }
+#endif
 
 void
 keytable_each(const struct keytable *t, void (*visit)(void *value, void *context),
     void *context)
 {
-	for (size_t i = 0; i < t->cap; i++)
-		if (t->slots[i].key != NULL)
-			visit(t->slots[i].value, context);
+	for (size_t i = 0; i < hashtable_capacity(&t->table); i++)
+		if (entry_occupied(entry_at(t, i)))
+			visit(entry_at(t, i)->value, context);
 }

@@ -1,10 +1,11 @@
 /*
  * keytable.h: a hash table from byte strings (group keys) to pointers.
  *
- * Open addressing with linear probing and backward-shift deletion, so a table that
- * sees keys come and go (groups reclaimed in a long tail -f) keeps no tombstones.
- * The hash is seeded per run: keys crafted to collide under one seed scatter under
- * another, so no input can make the table quadratic.
+ * It is hashtable.h's table with the key's hash, the caller's key and the value in
+ * each slot: backward-shift deletion, so a table that sees keys come and go (groups
+ * reclaimed in a long tail -f) keeps no tombstones, and the run's seed, so that keys
+ * crafted to collide under one seed scatter under another and no input can make the
+ * table quadratic.
  */
 #ifndef SWAG_KEYTABLE_H
 #define SWAG_KEYTABLE_H
@@ -34,9 +35,13 @@ int keytable_insert(struct keytable *table, const char *key, size_t len, void *v
 /* Removes key and returns its value, or NULL when it is not there. */
 void *keytable_remove(struct keytable *table, const char *key, size_t len);
 
-/* The number of keys, and the slots probed by all lookups so far (for tests). */
+/* The number of keys. */
 size_t keytable_count(const struct keytable *table);
+
+#ifdef SWAG_TEST_COUNTERS
+/* The slots examined by all searches so far (counters.h: test builds only). */
 uint64_t keytable_probes(const struct keytable *table);
+#endif
 
 /* Calls visit(value, context) for every value, in no particular order. */
 void keytable_each(const struct keytable *table, void (*visit)(void *value, void *context),

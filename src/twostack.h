@@ -43,6 +43,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "ring.h"
+
 /* The two operations the engine needs from an aggregate. */
 struct twostack_ops {
 	size_t agg_size;	/* bytes in one Agg, at most TWOSTACK_AGG_MAX */
@@ -61,11 +63,8 @@ struct twostack_ops {
 #define TWOSTACK_INLINE static inline __attribute__((always_inline))
 
 struct twostack {
-	unsigned char *slots;	/* ring of cap Aggs; cap is 0 or a power of two */
-	uint64_t cap;
-	uint64_t head;		/* ring positions only grow; slot = position & (cap-1) */
-	uint64_t mid;
-	uint64_t tail;
+	struct ring ring;	/* the Aggs of positions [head, tail): front, then back */
+	uint64_t mid;		/* the first position of the back stack */
 	/* The aggregate of the back stack, aligned for any Agg. */
 	union {
 		unsigned char bytes[TWOSTACK_AGG_MAX];
@@ -75,34 +74,35 @@ struct twostack {
 	} back_agg;
 };
 
-/* Grows the ring; defined in twostack.c because it is rare and not worth inlining. */
-int twostack_grow(struct twostack *ts, size_t agg_size);
-
 /* The slot at ring position pos. */
 TWOSTACK_INLINE void *
 twostack_slot(const struct twostack *ts, size_t agg_size, uint64_t pos)
 {
-	return ts->slots + (size_t)(pos & (ts->cap - 1)) * agg_size;
+	return ring_at(&ts->ring, agg_size, pos);
 }
 
 /* Makes an empty window that owns no memory yet. */
 TWOSTACK_INLINE void
 twostack_init(struct twostack *ts, const struct twostack_ops *ops)
 {
-	ts->slots = NULL;
-	ts->cap = 0;
-	ts->head = ts->mid = ts->tail = 0;
+	ring_init(&ts->ring);
+	ts->mid = 0;
 	ops->empty(ts->back_agg.bytes);
 }
 
 /* Frees the window's memory; the window may be initialised again afterwards. */
-void twostack_free(struct twostack *ts);
+TWOSTACK_INLINE void
+twostack_free(struct twostack *ts)
+{
+	ring_free(&ts->ring);
+	ts->mid = 0;
+}
 
 /* The number of elements in the window. */
 TWOSTACK_INLINE uint64_t
 twostack_size(const struct twostack *ts)
 {
-	return ts->tail - ts->head;
+	return ring_count(&ts->ring);
 }
 
 /*
@@ -113,9 +113,9 @@ twostack_size(const struct twostack *ts)
 TWOSTACK_INLINE void *
 twostack_next_slot(struct twostack *ts, const struct twostack_ops *ops)
 {
-	if (ts->tail - ts->head == ts->cap && twostack_grow(ts, ops->agg_size) != 0)
+	if (ring_reserve(&ts->ring, ops->agg_size) != 0)
 		return NULL;
-	return twostack_slot(ts, ops->agg_size, ts->tail);
+	return twostack_slot(ts, ops->agg_size, ts->ring.tail);
 }
 
 /*
@@ -125,7 +125,7 @@ twostack_next_slot(struct twostack *ts, const struct twostack_ops *ops)
 TWOSTACK_INLINE void
 twostack_push_slot(struct twostack *ts, const struct twostack_ops *ops, const void *slot)
 {
-	ts->tail++;
+	ts->ring.tail++;
 	ops->combine(ts->back_agg.bytes, ts->back_agg.bytes, slot);
 }
 
@@ -155,12 +155,12 @@ twostack_flip(struct twostack *ts, const struct twostack_ops *ops)
 {
 	size_t size = ops->agg_size;
 
-	if (ts->tail == ts->mid)
+	if (ts->ring.tail == ts->mid)
 		return;
-	for (uint64_t pos = ts->tail - 1; pos > ts->mid; pos--)
+	for (uint64_t pos = ts->ring.tail - 1; pos > ts->mid; pos--)
 		ops->combine(twostack_slot(ts, size, pos - 1), twostack_slot(ts, size, pos - 1),
 		    twostack_slot(ts, size, pos));
-	ts->mid = ts->tail;
+	ts->mid = ts->ring.tail;
 	ops->empty(ts->back_agg.bytes);
 }
 
@@ -168,19 +168,20 @@ twostack_flip(struct twostack *ts, const struct twostack_ops *ops)
 TWOSTACK_INLINE void
 twostack_pop(struct twostack *ts, const struct twostack_ops *ops)
 {
-	if (ts->head == ts->mid)
+	if (ts->ring.head == ts->mid)
 		twostack_flip(ts, ops);
-	ts->head++;
+	ts->ring.head++;
 }
 
 /* Stores the aggregate of the whole window, oldest to newest, in *out. */
 TWOSTACK_INLINE void
 twostack_eval(const struct twostack *ts, const struct twostack_ops *ops, void *out)
 {
-	if (ts->head == ts->mid)
+	if (ts->ring.head == ts->mid)
 		memcpy(out, ts->back_agg.bytes, ops->agg_size);
 	else
-		ops->combine(out, twostack_slot(ts, ops->agg_size, ts->head), ts->back_agg.bytes);
+		ops->combine(out, twostack_slot(ts, ops->agg_size, ts->ring.head),
+		    ts->back_agg.bytes);
 }
 
 #endif /* SWAG_TWOSTACK_H */

@@ -35,40 +35,26 @@ window_set_free(struct window_set *set)
 			if (set->aggs[i] != NULL)
 				set->aggs[i]->kind->destroy(set->aggs[i]);
 	mem_free(set->aggs);
-	mem_free(set->times);
+	ring_free(&set->times);
 	set->aggs = NULL;
-	set->times = NULL;
 }
 
 /* The timestamp of the record that is the nth newest kept (1: the newest). */
 static int64_t
 nth_newest_time(const struct window_set *set, uint64_t n)
 {
-	uint64_t pos = set->times_head + set->times_count - n;
-
-	return set->times[pos & (set->times_cap - 1)];
+	return *RING_AT(&set->times, int64_t, set->times.tail - n);
 }
 
 /* Appends t to the ring of timestamps.  Returns 0, or -1 when memory is short. */
 static int
 push_time(struct window_set *set, int64_t t)
 {
-	if (set->times_count == set->times_cap) {
-		size_t cap = set->times_cap ? set->times_cap * 2 : 16, bytes;
-		int64_t *times;
+	int64_t *slot = RING_PUSH(&set->times, int64_t);
 
-		if (mem_array_size(cap, sizeof(*times), &bytes) != 0 ||
-		    (times = mem_realloc(NULL, bytes)) == NULL)
-			return -1;
-		/* Positions keep their order; they move to position mod the new size. */
-		for (uint64_t pos = set->times_head; pos != set->times_head + set->times_count; pos++)
-			times[pos & (cap - 1)] = set->times[pos & (set->times_cap - 1)];
-		mem_free(set->times);
-		set->times = times;
-		set->times_cap = cap;
-	}
-	set->times[(set->times_head + set->times_count) & (set->times_cap - 1)] = t;
-	set->times_count++;
+	if (slot == NULL)
+		return -1;
+	*slot = t;
 	return 0;
 }
 
@@ -112,8 +98,7 @@ window_set_push(struct window_set *set, const struct agg_spec *specs, int64_t t,
 		if (push_time(set, t) != 0)
 			return -1;
 		/* Keep only the timestamps that some time window still holds. */
-		set->times_head += set->times_count - kept;
-		set->times_count = kept;
+		set->times.head = set->times.tail - kept;
 	}
 	return 0;
 }

@@ -17,15 +17,13 @@
 #include <stdint.h>
 
 #include "agg.h"
+#include "ring.h"
 #include "spec.h"
 
 struct window_set {
 	struct agg **aggs;		/* one per spec */
 	size_t agg_count;
-	int64_t *times;			/* ring of the timestamps of the last records */
-	size_t times_cap;		/* 0 or a power of two */
-	uint64_t times_head;		/* ring position of the oldest timestamp kept */
-	uint64_t times_count;
+	struct ring times;		/* the timestamps (int64_t) of the last records */
 	bool has_time_windows;
 };
 

@@ -2,8 +2,8 @@
  * bench_distinct: the distinct aggregate, in nanoseconds per step and bytes per slot.
  *
  *   cc -std=c11 -D_GNU_SOURCE -O2 -Isrc -o /tmp/bench_distinct \
- *       tests/bench/bench_distinct.c src/agg_distinct.c src/mem.c -lxxhash -lm \
- *       && /tmp/bench_distinct
+ *       tests/bench/bench_distinct.c src/agg_distinct.c src/hash.c src/hashtable.c \
+ *       src/ring.c src/mem.c -lm && /tmp/bench_distinct
  *
  * A step is what swag does per record: push the field, pop the oldest once the window
  * is full, and ask for the result.  The fields are 2 million IPv4-like addresses

@@ -5,7 +5,7 @@
  * Build and run (nothing else needed):
  *
  *     cc -std=c11 -D_GNU_SOURCE -O2 -Isrc -o /tmp/bench_minmax tests/bench/bench_minmax.c \
- *         src/agg_minmax.c src/agg_monoid.c src/twostack.c src/mem.c -lm && /tmp/bench_minmax
+ *         src/agg_minmax.c src/agg_monoid.c src/ring.c src/mem.c -lm && /tmp/bench_minmax
  *
  * A step is what a full row window does per record: slide() pops the oldest value,
  * pushes the new one and gives the result.  Three inputs, each from a fixed seed:

@@ -1,18 +1,22 @@
 /*
- * bench_quantile.c: what one step of a sliding percentile costs in each structure of
- * agg_quantile.c, at windows of 10, 1,000 and 100,000 values.
+ * bench_quantile.c: what one step of a sliding percentile costs in agg_quantile.c's
+ * heap and in the sorted array it replaced (quantile_sorted.c, here beside this file),
+ * at windows of 10, 1,000 and 100,000 values.
  *
  * Build and run (nothing else needed):
  *
  *     cc -std=c11 -D_GNU_SOURCE -O2 -Isrc -o /tmp/bench_quantile \
- *         tests/bench/bench_quantile.c src/agg_quantile.c src/mem.c -lm && /tmp/bench_quantile
+ *         tests/bench/bench_quantile.c tests/bench/quantile_sorted.c src/agg_quantile.c \
+ *         src/ring.c src/mem.c -lm && /tmp/bench_quantile
  *
  * A step is what a full row window does per record: pop the oldest value, push the new
  * one, ask for the result (the path of time windows), or one agg_slide() (what the
  * pipeline does for row windows; "slide" rows).  The values are uniform random doubles
  * from a fixed seed.  Each figure is the best of three runs of at least 0.2 s, in
  * nanoseconds per step.  The last rows weigh sharing: three percentiles (p50, p90,
- * p99) of one column from three heaps, against one sorted array asked three times.
+ * p99) of one column from three heaps, against one sorted array asked three times,
+ * and what quantile_share_pays()'s cost model says of it.  Before timing, the two
+ * structures are run side by side and must give the same results.
  *
  * Instructions per step, which machine load does not move: run one window of W values
  * for percentile Q for a fixed number N of steps (heap: pop + push + result; slide:
@@ -30,6 +34,7 @@
 #include <time.h>
 
 #include "agg_quantile.h"
+#include "quantile_sorted.h"
 
 #define VALUE_COUNT (1u << 20)
 #define RUNS 3
@@ -91,7 +96,7 @@ step(const struct agg_kind *kind, struct agg **aggs, size_t agg_count, uint64_t 
 			fail("out of memory");
 		if (shared) {
 			for (size_t q = 0; q < count; q++) {
-				quantile_window_result(aggs[a], qs[q], &r);
+				quantile_sorted_result(aggs[a], qs[q], &r);
 				total += r.number;
 			}
 		} else {
@@ -169,6 +174,37 @@ measure(const struct agg_kind *kind, uint64_t window, const double *qs, size_t c
 	return best;
 }
 
+/*
+ * Runs a heap and a sorted array for percentile q over windows of window values side
+ * by side for steps records and exits when a result differs: the baseline must answer
+ * what the heap answers.
+ */
+static void
+check_agreement(double q, uint64_t window, uint64_t steps)
+{
+	struct agg_params params = { .min_count = 1, .percentile = q };
+	struct agg *heap = agg_quantile.create(&agg_quantile, &params);
+	struct agg *sorted = quantile_sorted.create(&quantile_sorted, &params);
+
+	if (heap == NULL || sorted == NULL)
+		fail("out of memory");
+	for (uint64_t s = 0; s < steps; s++) {
+		struct agg_value v = { .has_text = 1, .has_number = 1,
+		    .number = values[s & (VALUE_COUNT - 1)] };
+		struct agg_result a, b;
+
+		if (agg_slide(heap, window, &v, &a) != 0 || agg_slide(sorted, window, &v, &b) != 0)
+			fail("out of memory");
+		if (a.kind != b.kind || (a.kind == AGG_RESULT_NUMBER && a.number != b.number)) {
+			fprintf(stderr, "bench_quantile: q=%g w=%llu step %llu: heap %.17g, sorted %.17g\n",
+			    q, (unsigned long long)window, (unsigned long long)s, a.number, b.number);
+			exit(1);
+		}
+	}
+	agg_quantile.destroy(heap);
+	quantile_sorted.destroy(sorted);
+}
+
 /* Prints one row: a structure's ns per step at each window size. */
 static void
 print_row(const char *label, const struct agg_kind *kind, const double *qs, size_t count,
@@ -194,7 +230,7 @@ main(int argc, char **argv)
 		double q = atof(argv[4]);
 		int slide = strcmp(argv[3], "slide") == 0;
 		const struct agg_kind *kind = strcmp(argv[3], "sorted") == 0 ?
-		    &agg_quantile_sorted : &agg_quantile;
+		    &quantile_sorted : &agg_quantile;
 
 		measure(kind, strtoull(argv[5], NULL, 10), &q, 1, slide ? -1 : 0,
 		    strtoull(argv[2], NULL, 10));
@@ -204,15 +240,23 @@ main(int argc, char **argv)
 		fprintf(stderr, "usage: bench_quantile [--steps N heap|sorted|slide Q W]\n");
 		return 2;
 	}
+	for (size_t i = 0; i < WINDOW_COUNT; i++) {
+		check_agreement(0.5, window_sizes[i], 3 * window_sizes[i] + 10000);
+		check_agreement(0.99, window_sizes[i], 3 * window_sizes[i] + 10000);
+	}
 	printf("ns per step (pop + push + result)  %10s %10s %10s\n", "w=10", "w=1000",
 	    "w=100000");
 	print_row("median, heap, slide", &agg_quantile, median, 1, -1);
 	print_row("median, heap", &agg_quantile, median, 1, 0);
-	print_row("median, sorted array", &agg_quantile_sorted, median, 1, 0);
+	print_row("median, sorted array", &quantile_sorted, median, 1, 0);
 	print_row("p99, heap, slide", &agg_quantile, p99, 1, -1);
 	print_row("p99, heap", &agg_quantile, p99, 1, 0);
-	print_row("p99, sorted array", &agg_quantile_sorted, p99, 1, 0);
+	print_row("p99, sorted array", &quantile_sorted, p99, 1, 0);
 	print_row("p50+p90+p99, three heaps", &agg_quantile, three, 3, 0);
-	print_row("p50+p90+p99, one sorted array", &agg_quantile_sorted, three, 3, 1);
+	print_row("p50+p90+p99, one sorted array", &quantile_sorted, three, 3, 1);
+	printf("%-34s", "sharing pays (the cost model)");
+	for (size_t i = 0; i < WINDOW_COUNT; i++)
+		printf(" %10s", quantile_share_pays(window_sizes[i], 3) ? "yes" : "no");
+	printf("\n");
 	return 0;
 }

@@ -128,11 +128,21 @@ random_value(const struct value_mix *mix, unsigned *seed)
 	return (rand_r(seed) % 2000000 - 1000000) / 1000.0;
 }
 
+/* The number of values (numbers, NaN included) that agg's window holds. */
+static uint64_t
+values_of(const struct agg *agg)
+{
+	struct quantile_stats stats;
+
+	quantile_window_stats(agg, &stats);
+	return stats.values;
+}
+
 /*
- * Runs one random push/pop sequence of steps operations on a heap window for each
- * percentile and on one sorted window, the window drifting towards a target size
- * that changes every few hundred steps, and checks every result after every step:
- * each window's own result, and the sorted window's answer for every percentile.
+ * Runs one random push/pop sequence of steps operations on a window for each
+ * percentile, the window drifting towards a target size that changes every few
+ * hundred steps, and checks each window's invariants after every step and its result
+ * after most.
  */
 static void
 random_sequence(unsigned seed, long steps)
@@ -140,7 +150,7 @@ random_sequence(unsigned seed, long steps)
 	struct naive *w = calloc(1, sizeof(*w));
 	struct value_mix mix;
 	double q[PERCENTILE_COUNT];
-	struct agg *heaps[PERCENTILE_COUNT], *sorted;
+	struct agg *heaps[PERCENTILE_COUNT];
 	struct agg_params params;
 	uint64_t min_counts[] = { 0, 1, 2, 5, 40 };
 	size_t target = 0;
@@ -161,9 +171,6 @@ random_sequence(unsigned seed, long steps)
 		heaps[i] = agg_quantile.create(&agg_quantile, &params);
 		cr_assert_not_null(heaps[i]);
 	}
-	params.percentile = q[FIXED_COUNT];
-	sorted = agg_quantile_sorted.create(&agg_quantile_sorted, &params);
-	cr_assert_not_null(sorted);
 
 	for (long step = 0; step < steps; step++) {
 		bool push;
@@ -181,14 +188,12 @@ random_sequence(unsigned seed, long steps)
 			v.number = v.has_number ? random_value(&mix, &seed) : 0;
 			for (size_t i = 0; i < PERCENTILE_COUNT; i++)
 				cr_assert_eq(agg_quantile.push(heaps[i], &v), 0);
-			cr_assert_eq(agg_quantile_sorted.push(sorted, &v), 0);
 			w->present[w->slots] = v.has_number;
 			w->value[w->slots] = v.number;
 			w->slots++;
 		} else {
 			for (size_t i = 0; i < PERCENTILE_COUNT; i++)
 				agg_quantile.pop(heaps[i]);
-			agg_quantile_sorted.pop(sorted);
 			memmove(w->present, w->present + 1, (w->slots - 1) * sizeof(bool));
 			memmove(w->value, w->value + 1, (w->slots - 1) * sizeof(double));
 			w->slots--;
@@ -200,11 +205,9 @@ random_sequence(unsigned seed, long steps)
 			cr_assert_eq(broken, 0, "q=%.17g step %ld: invariant %d broken", q[i],
 			    step, broken);
 		}
-		cr_assert_eq(agg_quantile_sorted.size(sorted), w->slots);
-		cr_assert_eq(quantile_window_count(sorted), w->count);
 		for (size_t i = 0; i < PERCENTILE_COUNT; i++) {
 			cr_assert_eq(agg_quantile.size(heaps[i]), w->slots);
-			cr_assert_eq(quantile_window_count(heaps[i]), w->count);
+			cr_assert_eq(values_of(heaps[i]), w->count);
 		}
 		/*
 		 * Asking for a result finishes a deferred pop; skip it on some steps so
@@ -216,22 +219,16 @@ random_sequence(unsigned seed, long steps)
 			naive_result(w, q[i], params.min_count, &want);
 			agg_quantile.result(heaps[i], &got);
 			check_result(&got, &want, "heap", q[i], step);
-			quantile_window_result(sorted, q[i], &got);
-			check_result(&got, &want, "sorted, shared", q[i], step);
 		}
-		naive_result(w, q[FIXED_COUNT], params.min_count, &want);
-		agg_quantile_sorted.result(sorted, &got);
-		check_result(&got, &want, "sorted", q[FIXED_COUNT], step);
 	}
 	for (size_t i = 0; i < PERCENTILE_COUNT; i++)
 		agg_quantile.destroy(heaps[i]);
-	agg_quantile_sorted.destroy(sorted);
 	free(w);
 }
 
 /*
- * 100 sequences of 2,500 steps: 250,000 operations on each of 10 windows, two steps
- * in three followed by 19 checks.
+ * 100 sequences of 2,500 steps: 250,000 operations on each of 9 windows, two steps
+ * in three followed by 9 checks.
  */
 Test(quantile, random_sequences_against_naive)
 {
@@ -318,11 +315,6 @@ slide_sequence(unsigned seed, long steps, const double *q, size_t count, bool so
 			agg_quantile.result(heaps[i], &got);
 			naive_result(w, q[i], params.min_count, &want);
 			check_result(&got, &want, "slide", q[i], step);
-			if (got.kind == AGG_RESULT_NUMBER) {
-				/* The shared interface's answer, worked out apart from result(). */
-				got.number = quantile_window_value(heaps[i], q[i]);
-				check_result(&got, &want, "slide, value", q[i], step);
-			}
 		}
 	}
 	for (size_t i = 0; i < count; i++)
@@ -352,15 +344,11 @@ Test(quantile, slide_sorted_runs_against_naive)
 		    SLIDE_PERCENTILE_COUNT, true);
 }
 
-/* The kinds under test, for the cases that hold for both. */
-static const struct agg_kind *const kinds[] = { &agg_quantile, &agg_quantile_sorted };
-#define KIND_COUNT 2
-
 static struct agg *
-make(const struct agg_kind *kind, double q, uint64_t min_count)
+make(double q, uint64_t min_count)
 {
 	struct agg_params params = { .min_count = min_count, .percentile = q };
-	struct agg *agg = kind->create(kind, &params);
+	struct agg *agg = agg_quantile.create(&agg_quantile, &params);
 
 	cr_assert_not_null(agg);
 	return agg;
@@ -371,7 +359,7 @@ push_number(struct agg *agg, double x)
 {
 	struct agg_value v = { .has_text = true, .has_number = true, .number = x };
 
-	cr_assert_eq(agg->kind->push(agg, &v), 0);
+	cr_assert_eq(agg_quantile.push(agg, &v), 0);
 }
 
 static void
@@ -379,7 +367,7 @@ push_missing(struct agg *agg)
 {
 	struct agg_value v = { 0 };
 
-	cr_assert_eq(agg->kind->push(agg, &v), 0);
+	cr_assert_eq(agg_quantile.push(agg, &v), 0);
 }
 
 /* The result of agg, asserting it is a number. */
@@ -388,7 +376,7 @@ number_of(struct agg *agg)
 {
 	struct agg_result r;
 
-	agg->kind->result(agg, &r);
+	agg_quantile.result(agg, &r);
 	cr_assert_eq(r.kind, AGG_RESULT_NUMBER);
 	return r.number;
 }
@@ -398,21 +386,21 @@ is_null(struct agg *agg)
 {
 	struct agg_result r;
 
-	agg->kind->result(agg, &r);
+	agg_quantile.result(agg, &r);
 	return r.kind == AGG_RESULT_NULL;
 }
 
-/* Percentile q of values[0..count), pushed in that order, from a fresh window of kind. */
+/* Percentile q of values[0..count), pushed in that order, from a fresh window. */
 static double
-percentile_of(const struct agg_kind *kind, double q, const double *values, size_t count)
+percentile_of(double q, const double *values, size_t count)
 {
-	struct agg *agg = make(kind, q, 1);
+	struct agg *agg = make(q, 1);
 	double result;
 
 	for (size_t i = 0; i < count; i++)
 		push_number(agg, values[i]);
 	result = number_of(agg);
-	kind->destroy(agg);
+	agg_quantile.destroy(agg);
 	return result;
 }
 
@@ -420,106 +408,93 @@ Test(quantile, median_of_four_interpolates)
 {
 	const double values[] = { 4, 1, 3, 2 };
 
-	for (int k = 0; k < KIND_COUNT; k++)
-		cr_assert_eq(percentile_of(kinds[k], 0.5, values, 4), 2.5);
+	cr_assert_eq(percentile_of(0.5, values, 4), 2.5);
 }
 
 Test(quantile, p0_is_min_and_p100_is_max)
 {
 	const double values[] = { 7.5, -3.25, 12, 0, -3.25, 99.125, 4 };
 
-	for (int k = 0; k < KIND_COUNT; k++) {
-		cr_assert_eq(percentile_of(kinds[k], 0, values, 7), -3.25);
-		cr_assert_eq(percentile_of(kinds[k], 1, values, 7), 99.125);
-	}
+	cr_assert_eq(percentile_of(0, values, 7), -3.25);
+	cr_assert_eq(percentile_of(1, values, 7), 99.125);
 }
 
 /* p99 of 1..100: h = 99 · 0.99 = 98.01, between x[98] = 99 and x[99] = 100. */
 Test(quantile, p99_of_one_to_hundred)
 {
 	double values[100];
-	double h = 99 * 0.99;
+	double h = 99 * 0.99, got;
 
 	for (int i = 0; i < 100; i++)
 		values[i] = 100 - i;
-	for (int k = 0; k < KIND_COUNT; k++) {
-		double got = percentile_of(kinds[k], 0.99, values, 100);
-
-		cr_assert_eq(got, 99 + (h - 98) * (100 - 99));
-		cr_assert_float_eq(got, 99.01, 1e-12);
-	}
+	got = percentile_of(0.99, values, 100);
+	cr_assert_eq(got, 99 + (h - 98) * (100 - 99));
+	cr_assert_float_eq(got, 99.01, 1e-12);
 }
 
 Test(quantile, single_value_is_every_percentile)
 {
 	const double value = -17.5;
 
-	for (int k = 0; k < KIND_COUNT; k++)
-		for (size_t i = 0; i < FIXED_COUNT; i++)
-			cr_assert_eq(percentile_of(kinds[k], fixed_percentiles[i], &value, 1), -17.5);
+	for (size_t i = 0; i < FIXED_COUNT; i++)
+		cr_assert_eq(percentile_of(fixed_percentiles[i], &value, 1), -17.5);
 }
 
 /* min_count counts values, NaN included; missing values take a slot but do not count. */
 Test(quantile, min_count_counts_values_not_slots)
 {
-	for (int k = 0; k < KIND_COUNT; k++) {
-		struct agg *agg = make(kinds[k], 0.5, 3);
+	struct agg *agg = make(0.5, 3);
 
-		cr_assert(is_null(agg));
-		push_number(agg, 1);
-		push_missing(agg);
-		push_number(agg, 2);
-		push_missing(agg);
-		cr_assert(is_null(agg), "2 values < min_count 3");
-		cr_assert_eq(kinds[k]->size(agg), 4);
-		push_number(agg, NAN);
-		cr_assert(isnan(number_of(agg)), "a NaN is a value");
-		push_number(agg, 3);
-		kinds[k]->pop(agg);
-		cr_assert(isnan(number_of(agg)), "2, NaN, 3 are still 3 values");
-		kinds[k]->pop(agg);
-		kinds[k]->pop(agg);
-		cr_assert(is_null(agg), "2 values left, the NaN one of them");
-		kinds[k]->destroy(agg);
-	}
+	cr_assert(is_null(agg));
+	push_number(agg, 1);
+	push_missing(agg);
+	push_number(agg, 2);
+	push_missing(agg);
+	cr_assert(is_null(agg), "2 values < min_count 3");
+	cr_assert_eq(agg_quantile.size(agg), 4);
+	push_number(agg, NAN);
+	cr_assert(isnan(number_of(agg)), "a NaN is a value");
+	push_number(agg, 3);
+	agg_quantile.pop(agg);
+	cr_assert(isnan(number_of(agg)), "2, NaN, 3 are still 3 values");
+	agg_quantile.pop(agg);
+	agg_quantile.pop(agg);
+	cr_assert(is_null(agg), "2 values left, the NaN one of them");
+	agg_quantile.destroy(agg);
 }
 
 Test(quantile, empty_and_all_missing_windows_are_null)
 {
-	for (int k = 0; k < KIND_COUNT; k++) {
-		struct agg *agg = make(kinds[k], 0.5, 0);
+	struct agg *agg = make(0.5, 0);
 
-		cr_assert(is_null(agg));
-		push_missing(agg);
-		push_missing(agg);
-		cr_assert(is_null(agg), "min_count 0 still needs a value");
-		cr_assert_eq(kinds[k]->size(agg), 2);
-		push_number(agg, 5);
-		cr_assert_eq(number_of(agg), 5);
-		kinds[k]->pop(agg);
-		kinds[k]->pop(agg);
-		kinds[k]->pop(agg);
-		cr_assert(is_null(agg));
-		cr_assert_eq(kinds[k]->size(agg), 0);
-		kinds[k]->destroy(agg);
-	}
+	cr_assert(is_null(agg));
+	push_missing(agg);
+	push_missing(agg);
+	cr_assert(is_null(agg), "min_count 0 still needs a value");
+	cr_assert_eq(agg_quantile.size(agg), 2);
+	push_number(agg, 5);
+	cr_assert_eq(number_of(agg), 5);
+	agg_quantile.pop(agg);
+	agg_quantile.pop(agg);
+	agg_quantile.pop(agg);
+	cr_assert(is_null(agg));
+	cr_assert_eq(agg_quantile.size(agg), 0);
+	agg_quantile.destroy(agg);
 }
 
 Test(quantile, nan_poisons_until_it_leaves)
 {
-	for (int k = 0; k < KIND_COUNT; k++) {
-		struct agg *agg = make(kinds[k], 0.5, 1);
+	struct agg *agg = make(0.5, 1);
 
-		push_number(agg, 1);
-		push_number(agg, NAN);
-		push_number(agg, 3);
-		cr_assert(isnan(number_of(agg)));
-		kinds[k]->pop(agg);
-		cr_assert(isnan(number_of(agg)));
-		kinds[k]->pop(agg);
-		cr_assert_eq(number_of(agg), 3);
-		kinds[k]->destroy(agg);
-	}
+	push_number(agg, 1);
+	push_number(agg, NAN);
+	push_number(agg, 3);
+	cr_assert(isnan(number_of(agg)));
+	agg_quantile.pop(agg);
+	cr_assert(isnan(number_of(agg)));
+	agg_quantile.pop(agg);
+	cr_assert_eq(number_of(agg), 3);
+	agg_quantile.destroy(agg);
 }
 
 /*
@@ -533,54 +508,47 @@ Test(quantile, infinities_follow_the_formula)
 	const double neg_finite[] = { 1, -INFINITY };
 	const double inf_in_middle[] = { -INFINITY, 1, 2, INFINITY, 3 };
 
-	for (int k = 0; k < KIND_COUNT; k++) {
-		cr_assert_eq(percentile_of(kinds[k], 0.5, two_pos, 2), INFINITY);
-		cr_assert_eq(percentile_of(kinds[k], 0.5, two_neg, 2), -INFINITY);
-		cr_assert_eq(percentile_of(kinds[k], 0.5, pos_finite, 2), INFINITY);
-		cr_assert(isnan(percentile_of(kinds[k], 0.5, both, 2)));
-		/* -inf + 0.5 · (1 - -inf) = -inf + inf */
-		cr_assert(isnan(percentile_of(kinds[k], 0.5, neg_finite, 2)));
-		cr_assert_eq(percentile_of(kinds[k], 0, neg_finite, 2), -INFINITY);
-		cr_assert_eq(percentile_of(kinds[k], 0.5, inf_in_middle, 5), 2);
-		cr_assert_eq(percentile_of(kinds[k], 1, inf_in_middle, 5), INFINITY);
-	}
+	cr_assert_eq(percentile_of(0.5, two_pos, 2), INFINITY);
+	cr_assert_eq(percentile_of(0.5, two_neg, 2), -INFINITY);
+	cr_assert_eq(percentile_of(0.5, pos_finite, 2), INFINITY);
+	cr_assert(isnan(percentile_of(0.5, both, 2)));
+	/* -inf + 0.5 · (1 - -inf) = -inf + inf */
+	cr_assert(isnan(percentile_of(0.5, neg_finite, 2)));
+	cr_assert_eq(percentile_of(0, neg_finite, 2), -INFINITY);
+	cr_assert_eq(percentile_of(0.5, inf_in_middle, 5), 2);
+	cr_assert_eq(percentile_of(1, inf_in_middle, 5), INFINITY);
 }
 
 Test(quantile, negative_and_positive_zero_are_equal)
 {
 	const double zeros[] = { 0.0, -0.0, 0.0, -0.0, -1, 1 };
+	struct agg *agg = make(0.5, 1);
 
-	for (int k = 0; k < KIND_COUNT; k++) {
-		struct agg *agg = make(kinds[k], 0.5, 1);
-
-		for (int i = 0; i < 6; i++)
-			push_number(agg, zeros[i]);
+	for (int i = 0; i < 6; i++)
+		push_number(agg, zeros[i]);
+	cr_assert_eq(number_of(agg), 0);
+	for (int i = 0; i < 4; i++) {
+		agg_quantile.pop(agg);
+		push_number(agg, i % 2 ? 0.0 : -0.0);
 		cr_assert_eq(number_of(agg), 0);
-		for (int i = 0; i < 4; i++) {
-			kinds[k]->pop(agg);
-			push_number(agg, i % 2 ? 0.0 : -0.0);
-			cr_assert_eq(number_of(agg), 0);
-		}
-		kinds[k]->destroy(agg);
 	}
+	agg_quantile.destroy(agg);
 }
 
 /* A run of equal values with one outlier passing through, popped one by one. */
 Test(quantile, duplicates_keep_their_count)
 {
-	for (int k = 0; k < KIND_COUNT; k++) {
-		struct agg *agg = make(kinds[k], 0.9, 1);
+	struct agg *agg = make(0.9, 1);
 
-		for (int i = 0; i < 50; i++)
-			push_number(agg, i == 25 ? 100 : 7);
-		cr_assert_eq(number_of(agg), 7);
-		for (int i = 0; i < 49; i++) {
-			kinds[k]->pop(agg);
-			cr_assert_eq(quantile_window_count(agg), (uint64_t)(49 - i));
-		}
-		cr_assert_eq(number_of(agg), 7);
-		kinds[k]->destroy(agg);
+	for (int i = 0; i < 50; i++)
+		push_number(agg, i == 25 ? 100 : 7);
+	cr_assert_eq(number_of(agg), 7);
+	for (int i = 0; i < 49; i++) {
+		agg_quantile.pop(agg);
+		cr_assert_eq(values_of(agg), (uint64_t)(49 - i));
 	}
+	cr_assert_eq(number_of(agg), 7);
+	agg_quantile.destroy(agg);
 }
 
 /*
@@ -589,139 +557,102 @@ Test(quantile, duplicates_keep_their_count)
  */
 Test(quantile, huge_window_on_few_records_uses_little_memory)
 {
-	for (int k = 0; k < KIND_COUNT; k++) {
-		struct agg *agg = make(kinds[k], 0.99, 1);
-		struct quantile_stats stats;
-		const uint64_t window = 1000000000;
+	struct agg *agg = make(0.99, 1);
+	struct quantile_stats stats;
+	const uint64_t window = 1000000000;
 
-		for (int i = 0; i < 10; i++) {
-			if (kinds[k]->size(agg) == window)
-				kinds[k]->pop(agg);
-			push_number(agg, i);
-		}
-		quantile_window_stats(agg, &stats);
-		cr_assert_eq(stats.slots, 10);
-		cr_assert_eq(stats.values, 10);
-		cr_assert_leq(stats.ring_capacity, 16);
-		cr_assert_leq(stats.order_capacity, 32);
-		cr_assert_leq(stats.bytes, 1024, "%zu bytes", stats.bytes);
-		kinds[k]->destroy(agg);
+	for (int i = 0; i < 10; i++) {
+		if (agg_quantile.size(agg) == window)
+			agg_quantile.pop(agg);
+		push_number(agg, i);
 	}
+	quantile_window_stats(agg, &stats);
+	cr_assert_eq(stats.slots, 10);
+	cr_assert_eq(stats.values, 10);
+	cr_assert_leq(stats.ring_capacity, 16);
+	cr_assert_leq(stats.order_capacity, 32);
+	cr_assert_leq(stats.bytes, 1024, "%zu bytes", stats.bytes);
+	agg_quantile.destroy(agg);
 }
 
 /* The memory target: at most 40 bytes per slot at a window of 10^6 values. */
 Test(quantile, memory_per_slot_at_a_million)
 {
-	for (int k = 0; k < KIND_COUNT; k++) {
-		const double qs[] = { 0.5, 0.99 };
+	const double qs[] = { 0.5, 0.99 };
 
-		for (int j = 0; j < 2; j++) {
-			struct agg *agg = make(kinds[k], qs[j], 1);
-			struct quantile_stats stats;
-			unsigned seed = 42;
+	for (int j = 0; j < 2; j++) {
+		struct agg *agg = make(qs[j], 1);
+		struct quantile_stats stats;
+		unsigned seed = 42;
 
-			for (int i = 0; i < 1000000; i++) {
-				if (kinds[k] == &agg_quantile_sorted)
-					push_number(agg, i);	/* appends: no memmove */
-				else
-					push_number(agg, rand_r(&seed));
-			}
-			quantile_window_stats(agg, &stats);
-			cr_assert_leq(stats.bytes, 40 * 1000000, "%zu bytes", stats.bytes);
-			kinds[k]->destroy(agg);
-		}
+		for (int i = 0; i < 1000000; i++)
+			push_number(agg, rand_r(&seed));
+		quantile_window_stats(agg, &stats);
+		cr_assert_leq(stats.bytes, 40 * 1000000, "%zu bytes", stats.bytes);
+		agg_quantile.destroy(agg);
 	}
-}
-
-Test(quantile, heap_serves_its_own_percentile_only)
-{
-	struct agg *heap = make(&agg_quantile, 0.25, 1);
-	struct agg *sorted = make(&agg_quantile_sorted, 0.25, 1);
-	struct agg_result r;
-
-	cr_assert(quantile_window_serves(heap, 0.25));
-	cr_assert_not(quantile_window_serves(heap, 0.5));
-	cr_assert(quantile_window_serves(sorted, 0.5));
-	for (int i = 1; i <= 5; i++) {
-		push_number(heap, i);
-		push_number(sorted, i);
-	}
-	quantile_window_result(heap, 0.25, &r);
-	cr_assert_eq(r.number, 2);
-	quantile_window_result(sorted, 0.5, &r);
-	cr_assert_eq(r.number, 3);
-	cr_assert_eq(quantile_window_value(sorted, 0.9), 4.6);
-	agg_quantile.destroy(heap);
-	agg_quantile_sorted.destroy(sorted);
 }
 
 /* The full-window order the pipeline uses: pop, push, result, with values re-entering. */
 Test(quantile, sliding_full_window)
 {
-	for (int k = 0; k < KIND_COUNT; k++) {
-		struct agg *agg = make(kinds[k], 0.5, 1);
+	struct agg *agg = make(0.5, 1);
 
-		for (int i = 0; i < 1000; i++) {
-			if (kinds[k]->size(agg) == 3)
-				kinds[k]->pop(agg);
-			push_number(agg, i % 7);
-			if (i >= 2) {
-				double a = (i - 2) % 7, b = (i - 1) % 7, c = i % 7;
-				double mid = fmax(fmin(a, b), fmin(fmax(a, b), c));
+	for (int i = 0; i < 1000; i++) {
+		if (agg_quantile.size(agg) == 3)
+			agg_quantile.pop(agg);
+		push_number(agg, i % 7);
+		if (i >= 2) {
+			double a = (i - 2) % 7, b = (i - 1) % 7, c = i % 7;
+			double mid = fmax(fmin(a, b), fmin(fmax(a, b), c));
 
-				cr_assert_eq(number_of(agg), mid, "step %d", i);
-			}
+			cr_assert_eq(number_of(agg), mid, "step %d", i);
 		}
-		kinds[k]->destroy(agg);
 	}
+	agg_quantile.destroy(agg);
 }
 
 #ifdef SWAG_FAULT_INJECTION
 /*
- * Out of memory (make FAULT=1): the Nth allocation fails, for each of the 20 that
- * the two windows below make.  The failing push must return -1 and leave the window
+ * Out of memory (make FAULT=1): the Nth allocation fails, for each of the FAULT_POINTS
+ * that the window below makes.  The failing push must return -1 and leave the window
  * as it was, so that the window still agrees with the values that did get in.
  */
-static int fault_points[] = {
-	1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20
-};
+#define FAULT_POINTS 10
+static int fault_points[FAULT_POINTS] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10 };
 
 ParameterizedTestParameters(quantile, failed_allocation_leaves_window_intact)
 {
-	return cr_make_param_array(int, fault_points,
-	    sizeof(fault_points) / sizeof(fault_points[0]));
+	return cr_make_param_array(int, fault_points, FAULT_POINTS);
 }
 
 ParameterizedTest(int *fail_at, quantile, failed_allocation_leaves_window_intact)
 {
+	struct agg_params params = { .min_count = 1, .percentile = 0.5 };
+	struct agg *agg;
 	char text[16];
 	int failures = 0;
+	double held = 0;	/* the values 1..held are in the window */
 
 	snprintf(text, sizeof(text), "%d", *fail_at);
 	setenv("SWAG_FAIL_ALLOC", text, 1);
-	for (int k = 0; k < KIND_COUNT; k++) {
-		struct agg_params params = { .min_count = 1, .percentile = 0.5 };
-		struct agg *agg = kinds[k]->create(kinds[k], &params);
-		double held = 0;	/* the values 1..held are in the window */
+	agg = agg_quantile.create(&agg_quantile, &params);
+	if (agg == NULL) {
+		cr_assert_eq(*fail_at, 1);
+		return;
+	}
+	for (int i = 1; i <= 100; i++) {
+		struct agg_value v = { .has_text = true, .has_number = true, .number = held + 1 };
 
-		if (agg == NULL) {
+		if (agg_quantile.push(agg, &v) != 0) {
 			failures++;
+			cr_assert_eq(agg_quantile.size(agg), (uint64_t)held);
 			continue;
 		}
-		for (int i = 1; i <= 100; i++) {
-			struct agg_value v = { .has_text = true, .has_number = true,
-			    .number = held + 1 };
-
-			if (kinds[k]->push(agg, &v) != 0) {
-				failures++;
-				cr_assert_eq(kinds[k]->size(agg), (uint64_t)held);
-				continue;
-			}
-			held++;
-			cr_assert_eq(number_of(agg), (1 + held) / 2);
-		}
-		kinds[k]->destroy(agg);
+		held++;
+		cr_assert_eq(number_of(agg), (1 + held) / 2);
 	}
+	agg_quantile.destroy(agg);
 	cr_assert_eq(failures, 1, "allocation %d failed %d times", *fail_at, failures);
 }
 #endif

@@ -61,11 +61,11 @@ describe(const struct twostack *ts, char *buf, size_t size)
 	size_t n = 0;
 
 	n += (size_t)snprintf(buf + n, size - n, "[");
-	for (uint64_t pos = ts->mid; pos > ts->head; pos--)
+	for (uint64_t pos = ts->mid; pos > ts->ring.head; pos--)
 		n += (size_t)snprintf(buf + n, size - n, "%s%s", pos == ts->mid ? "" : ", ",
 		    ((const struct text_agg *)twostack_slot(ts, sizeof(result), pos - 1))->text);
 	n += (size_t)snprintf(buf + n, size - n, "] | [");
-	for (uint64_t pos = ts->mid; pos < ts->tail; pos++)
+	for (uint64_t pos = ts->mid; pos < ts->ring.tail; pos++)
 		n += (size_t)snprintf(buf + n, size - n, "%s%s", pos == ts->mid ? "" : ", ",
 		    ((const struct text_agg *)twostack_slot(ts, sizeof(result), pos))->text);
 	twostack_eval(ts, &text_ops, &result);
@@ -235,7 +235,7 @@ Test(twostack, large_windows_and_growth)
 			}
 		}
 	}
-	cr_assert_leq(ts.cap, 2 * 131072);
+	cr_assert_leq(ts.ring.cap, 2 * 131072);
 	twostack_free(&ts);
 }
 
@@ -246,14 +246,14 @@ Test(twostack, memory_follows_elements)
 	struct ends_agg unit = { 1, 1, 1 };
 
 	twostack_init(&ts, &ends_ops);
-	cr_assert_eq(ts.cap, 0);
+	cr_assert_eq(ts.ring.cap, 0);
 	for (int i = 0; i < 10; i++)
 		cr_assert_eq(twostack_push(&ts, &ends_ops, &unit), 0);
-	cr_assert_eq(ts.cap, 16);
+	cr_assert_eq(ts.ring.cap, 16);
 	for (int i = 0; i < 1000000; i++) {
 		twostack_pop(&ts, &ends_ops);
 		cr_assert_eq(twostack_push(&ts, &ends_ops, &unit), 0);
 	}
-	cr_assert_eq(ts.cap, 16);
+	cr_assert_eq(ts.ring.cap, 16);
 	twostack_free(&ts);
 }
