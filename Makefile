@@ -93,7 +93,15 @@ unit: $(UNIT_BINARIES) test-locale
 unit-portable: $(BUILD)/test_numprint_nosimd
 	@echo "== $<"; $(UNIT_RUNNER) $< --jobs 1
 
-check: test-deps $(BIN) unit unit-portable
+# The differential tests (tests/diff/differential.c: swag against a naive
+# recomputation of every window over random mixes of options), run by
+# tests/sh/differential.sh; it needs only libc and libm.
+$(BUILD)/differential: tests/diff/differential.c
+	@mkdir -p $(@D)
+	$(CC) -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror $(CFLAGS) $(LDFLAGS) -o $@ $< -lm
+export SWAG_DIFFERENTIAL = $(abspath $(BUILD)/differential)
+
+check: test-deps $(BIN) $(BUILD)/differential unit unit-portable
 	@SWAG=$(RUN_BIN) tests/cli/run tests/cli/*.case
 	@for t in tests/sh/*.sh; do \
 		echo "== $$t"; SWAG=$(RUN_BIN) SWAG_TEST_LOCPATH=$(TEST_LOCPATH) bash $$t || \
