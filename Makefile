@@ -31,7 +31,7 @@ SOURCES = src/agg.c src/agg_distinct.c src/agg_minmax.c src/agg_mode.c src/agg_m
 	src/numparse.c src/numprint.c src/output.c src/pipeline.c src/reader.c src/ring.c src/spec.c \
 	src/timestamp.c src/window.c
 OBJECTS = $(SOURCES:src/%.c=$(BUILD)/%.o)
-UNIT_TESTS = twostack agg numparse numprint spec csvread keytable mode quantile \
+UNIT_TESTS = twostack agg numparse numprint spec csvread keytable mode quantile split \
 	distinct timestamp ring hashtable
 UNIT_BINARIES = $(UNIT_TESTS:%=$(BUILD)/test_%)
 
@@ -72,7 +72,7 @@ $(BIN): $(OBJECTS) $(BUILD)/main.o
 # keep them itself, with -DSWAG_TEST_COUNTERS, in place of their objects.
 TEST_COUNTED_keytable = src/keytable.c
 TEST_COUNTED_mode = src/agg_mode.c
-$(BUILD)/test_%: tests/unit/test_%.c $(wildcard tests/unit/*.h) $(OBJECTS) | test-deps
+$(BUILD)/test_%: tests/unit/test_%.c $(wildcard tests/unit/*.h) tests/agg_steps.h $(OBJECTS) | test-deps
 	$(CC) $(ALL_CFLAGS) $(if $(TEST_COUNTED_$*),-DSWAG_TEST_COUNTERS) -Itests/unit \
 		$(LDFLAGS) -o $@ $< $(TEST_COUNTED_$*) \
 		$(filter-out $(TEST_COUNTED_$*:src/%.c=$(BUILD)/%.o),$(OBJECTS)) $(LIBS) -lcriterion

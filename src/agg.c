@@ -67,9 +67,3 @@ agg_lookup(const char *name, size_t len, struct agg_params *params)
 	return NULL;
 }
 
-int
-agg_slide_by_parts(struct agg *agg, uint64_t rows, const struct agg_value *value,
-    struct agg_result *result)
-{
-	return agg_slide(agg, rows, value, result);
-}

@@ -1,12 +1,18 @@
 /*
  * agg.h: the aggregates swag computes over a sliding window, behind one interface.
  *
- * Each aggregate is a table of functions (struct agg_kind).  An instance (struct agg)
- * holds one window: the caller pushes one value per record (a missing one too, so a
- * row window of W slots holds the last W records), pops the oldest when the window
- * is full, and asks for the result.  The monoid aggregates (sum, avg, min, ...) run
- * on the two-stack engine; an aggregate that a specialised structure serves better
- * brings its own window, with a comment saying why.
+ * Each aggregate is a kind (struct agg_kind): a name, what it reads, and a window it
+ * makes, destroys and moves.  An instance (struct agg) holds one window, and the one
+ * way to change it is move(): over a batch of records, each step evicts the oldest
+ * values, takes one record's value (a missing one too, so that a row window of W
+ * slots holds the last W records) and, when one is wanted, stores the result.  The
+ * monoid aggregates (sum, avg, min, ...) run on the two-stack engine; an aggregate
+ * that a specialised structure serves better brings its own window, with a comment
+ * saying why.
+ *
+ * A new aggregate is one kind in one file: its window's create, destroy and move (move
+ * made with agg_move_steps from its own evict, push and result), its registration in
+ * agg.c, its tests, and its documentation.
  */
 #ifndef SWAG_AGG_H
 #define SWAG_AGG_H
@@ -29,14 +35,15 @@ enum agg_result_kind {
 	AGG_RESULT_NULL,	/* over no values, or fewer than the minimum count */
 	AGG_RESULT_NUMBER,	/* a double, printed shortest or with -p */
 	AGG_RESULT_COUNT,	/* an integer that -p does not touch */
-	AGG_RESULT_TEXT		/* a field's text, printed as it appeared */
+	AGG_RESULT_TEXT		/* a field's text, printed as it appeared, valid until the
+				   window's next move */
 };
 
 struct agg_result {
 	enum agg_result_kind kind;
 	double number;
-	uint64_t count;
-	const char *text;	/* owned by the aggregate; valid until its next push or pop */
+	uint64_t count;		/* with AGG_RESULT_COUNT */
+	const char *text;	/* owned by the aggregate; valid until its next move */
 	size_t text_len;
 };
 
@@ -56,42 +63,39 @@ enum agg_input {
 
 struct agg;
 
+/*
+ * One move of a window over records of a batch, in n steps.  Step j is about record
+ * r = index[j] (index NULL: r = j).  The window first evicts its oldest values:
+ * evict[j] of them (a time window), or, with evict NULL, the oldest one when it holds
+ * rows values and a value is to come in (a row window).  Then it takes values[r], the
+ * record's timestamp being times[r] (times NULL: the records have none); with values
+ * NULL no step takes a value (results at a boundary, say).  Last, when results is not
+ * NULL and want is NULL or want[r] is set, it stores its result in results[r].
+ */
+struct agg_move {
+	size_t n;
+	const uint8_t *index;
+	uint64_t rows;
+	const uint32_t *evict;
+	const struct agg_value *values;
+	const int64_t *times;
+	const unsigned char *want;
+	struct agg_result *results;
+};
+
 struct agg_kind {
 	const char *name;
 	enum agg_input input;
 	/* Makes an empty window; returns NULL when memory is short. */
 	struct agg *(*create)(const struct agg_kind *kind, const struct agg_params *params);
 	void (*destroy)(struct agg *agg);
-	/* Appends one record's value (maybe missing); returns 0, or -1 when memory is short. */
-	int (*push)(struct agg *agg, const struct agg_value *value);
-	/* Removes the oldest record's value; the window must not be empty. */
-	void (*pop)(struct agg *agg);
-	/* Stores the aggregate of the window in *result. */
-	void (*result)(struct agg *agg, struct agg_result *result);
-	/* The number of records (slots) in the window. */
-	uint64_t (*size)(const struct agg *agg);
 	/*
-	 * Optional (NULL: agg_slide() calls size, pop, push and result instead): moves a
-	 * window of at most rows records one record on, popping the oldest when it holds
-	 * rows, then pushes value and, when result is not NULL, stores the window's result
-	 * there.  Returns 0, or -1 when memory is short.  It is the per-record path of every
-	 * row window: one indirect call instead of four.
+	 * Moves the window as move says.  Returns move->n, or the step at which memory
+	 * ran short: the results of the steps before it are stored, and the window is
+	 * then fit only to be destroyed (swag ends the run).  A window never evicts more
+	 * values than it holds.
 	 */
-	int (*slide)(struct agg *agg, uint64_t rows, const struct agg_value *value,
-	    struct agg_result *result);
-	/*
-	 * Optional (NULL: agg_slide_many() calls slide() for each record): slide() over n
-	 * records in turn, values[k] being record k's value and results[k] its result.
-	 * Returns n, or the k at which memory was short (the window then holds the records
-	 * before k).  One call a batch, with slide()'s work inlined in its loop.
-	 */
-	size_t (*slide_many)(struct agg *agg, uint64_t rows, const struct agg_value *values,
-	    size_t n, struct agg_result *results);
-	/*
-	 * Whether results may be AGG_RESULT_TEXT, whose text the next push or pop may
-	 * take away: a caller must then write each result before the window moves on.
-	 */
-	bool text_results;
+	size_t (*move)(struct agg *agg, const struct agg_move *move);
 };
 
 /* Every aggregate starts with this header, so the table travels with the window. */
@@ -100,53 +104,49 @@ struct agg {
 	struct agg_params params;
 };
 
+/* Forced inline: a kind's own steps, passed as constants, then inline into its loop. */
+#define AGG_INLINE static inline __attribute__((always_inline))
+
 /*
- * Moves a window of at most rows records one record on by value, storing its result in
- * *result when result is not NULL: the kind's slide(), or its size, pop, push and
- * result when it has none.  Returns 0, or -1 when memory is short.
+ * The loop of every kind's move(), over the kind's own size, pop (evict the oldest),
+ * push and result functions, which it passes as constants so that the compiler
+ * inlines them here.  The common move, a row window taking every record in order with
+ * every result wanted, runs in a loop of its own without the step's tests.
  */
-static inline int
-agg_slide(struct agg *agg, uint64_t rows, const struct agg_value *value,
-    struct agg_result *result)
+AGG_INLINE size_t
+agg_move_steps(struct agg *agg, const struct agg_move *m,
+    uint64_t (*size)(const struct agg *), void (*pop)(struct agg *),
+    int (*push)(struct agg *, const struct agg_value *),
+    void (*result)(struct agg *, struct agg_result *))
 {
-	const struct agg_kind *kind = agg->kind;
+	size_t j;
 
-	if (kind->slide != NULL)
-		return kind->slide(agg, rows, value, result);
-	if (kind->size(agg) == rows)
-		kind->pop(agg);	/* pop first: a full window of W slots never needs a W+1st */
-	if (kind->push(agg, value) != 0)
-		return -1;
-	if (result != NULL)
-		kind->result(agg, result);
-	return 0;
-}
-
-/*
- * Defines NAME, a slide() made of a kind's own size, pop, push and result functions:
- * agg_slide's steps, but with direct calls to static functions of the same file, which
- * the compiler may inline, instead of four calls through the table.
- */
-#define AGG_SLIDE_FROM_PARTS(NAME, SIZE, POP, PUSH, RESULT)				\
-	static int								\
-	NAME(struct agg *agg, uint64_t rows, const struct agg_value *value,	\
-	    struct agg_result *result)						\
-	{									\
-		if (SIZE(agg) == rows)						\
-			POP(agg);						\
-		if (PUSH(agg, value) != 0)					\
-			return -1;						\
-		if (result != NULL)						\
-			RESULT(agg, result);					\
-		return 0;							\
+	if (m->index == NULL && m->evict == NULL && m->want == NULL && m->values != NULL &&
+	    m->results != NULL) {
+		for (j = 0; j < m->n; j++) {
+			if (size(agg) == m->rows)
+				pop(agg);	/* first: a window of W never needs a W+1st slot */
+			if (push(agg, &m->values[j]) != 0)
+				return j;
+			result(agg, &m->results[j]);
+		}
+		return j;
 	}
+	for (j = 0; j < m->n; j++) {
+		size_t r = m->index != NULL ? m->index[j] : j;
 
-/*
- * agg_slide as a function, for a caller that keeps a slide() pointer per window and
- * needs one for the kinds without their own.
- */
-int agg_slide_by_parts(struct agg *agg, uint64_t rows, const struct agg_value *value,
-    struct agg_result *result);
+		if (m->evict != NULL)
+			for (uint32_t e = m->evict[j]; e > 0; e--)
+				pop(agg);
+		else if (m->values != NULL && size(agg) == m->rows)
+			pop(agg);
+		if (m->values != NULL && push(agg, &m->values[r]) != 0)
+			return j;
+		if (m->results != NULL && (m->want == NULL || m->want[r]))
+			result(agg, &m->results[r]);
+	}
+	return j;
+}
 
 /*
  * Finds the aggregate called name (len bytes, not NUL-terminated) and fills *params

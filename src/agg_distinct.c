@@ -617,10 +617,13 @@ agg_distinct_inspect(struct agg *agg, struct distinct_state *state)
 	    (w->front != NULL ? (size_t)2 << w->p : 0);
 }
 
-/* One record on: pop, push and result in one call (see agg_kind.slide). */
-AGG_SLIDE_FROM_PARTS(distinct_slide, distinct_size, distinct_pop, distinct_push, distinct_result)
+static size_t
+distinct_move(struct agg *agg, const struct agg_move *move)
+{
+	return agg_move_steps(agg, move, distinct_size, distinct_pop, distinct_push,
+	    distinct_result);
+}
 
 const struct agg_kind agg_distinct = {
-	"distinct", AGG_INPUT_TEXT, distinct_create, distinct_destroy, distinct_push,
-	distinct_pop, distinct_result, distinct_size, distinct_slide, NULL, false
+	"distinct", AGG_INPUT_TEXT, distinct_create, distinct_destroy, distinct_move
 };

@@ -114,7 +114,7 @@ minmax_destroy(struct agg *agg)
 	mem_free(w);
 }
 
-static uint64_t
+AGG_INLINE uint64_t
 minmax_size(const struct agg *agg)
 {
 	const struct minmax_window *w = (const struct minmax_window *)agg;
@@ -182,91 +182,34 @@ minmax_result(struct agg *agg, struct agg_result *result)
 	result->number = w->nan_count > 0 ? NAN : RING_FRONT(&w->candidates, struct entry)->value;
 }
 
-static inline __attribute__((always_inline)) int
-minmax_slide(struct agg *agg, uint64_t rows, const struct agg_value *value,
-    struct agg_result *result, bool is_max)
-{
-	struct minmax_window *w = (struct minmax_window *)agg;
-
-	if (w->tail - w->head == rows)
-		minmax_pop(agg);
-	if (minmax_push(agg, value, is_max) != 0)
-		return -1;
-	if (result != NULL)
-		minmax_result(agg, result);
-	return 0;
-}
-
-/* slide() over a batch (see agg_kind.slide_many), minmax_slide inlined in the loop. */
-static inline __attribute__((always_inline)) size_t
-minmax_slide_many(struct agg *agg, uint64_t rows, const struct agg_value *values, size_t n,
-    struct agg_result *results, bool is_max)
-{
-	for (size_t k = 0; k < n; k++)
-		if (minmax_slide(agg, rows, &values[k], &results[k], is_max) != 0)
-			return k;
-	return n;
-}
-
-static size_t
-min_slide_many(struct agg *agg, uint64_t rows, const struct agg_value *values, size_t n,
-    struct agg_result *results)
-{
-	return minmax_slide_many(agg, rows, values, n, results, false);
-}
-
-static size_t
-max_slide_many(struct agg *agg, uint64_t rows, const struct agg_value *values, size_t n,
-    struct agg_result *results)
-{
-	return minmax_slide_many(agg, rows, values, n, results, true);
-}
-
-static int
+AGG_INLINE int
 min_push(struct agg *agg, const struct agg_value *value)
 {
 	return minmax_push(agg, value, false);
 }
 
-static int
+AGG_INLINE int
 max_push(struct agg *agg, const struct agg_value *value)
 {
 	return minmax_push(agg, value, true);
 }
 
-static int
-min_slide(struct agg *agg, uint64_t rows, const struct agg_value *value,
-    struct agg_result *result)
+static size_t
+min_move(struct agg *agg, const struct agg_move *move)
 {
-	return minmax_slide(agg, rows, value, result, false);
+	return agg_move_steps(agg, move, minmax_size, minmax_pop, min_push, minmax_result);
 }
 
-static int
-max_slide(struct agg *agg, uint64_t rows, const struct agg_value *value,
-    struct agg_result *result)
+static size_t
+max_move(struct agg *agg, const struct agg_move *move)
 {
-	return minmax_slide(agg, rows, value, result, true);
-}
-
-/* pop and result for the table: slide() has its own inlined copies. */
-static void
-extreme_pop(struct agg *agg)
-{
-	minmax_pop(agg);
-}
-
-static void
-extreme_result(struct agg *agg, struct agg_result *result)
-{
-	minmax_result(agg, result);
+	return agg_move_steps(agg, move, minmax_size, minmax_pop, max_push, minmax_result);
 }
 
 const struct agg_kind agg_min_deque = {
-	"min", AGG_INPUT_NUMBER, minmax_create, minmax_destroy, min_push, extreme_pop,
-	extreme_result, minmax_size, min_slide, min_slide_many, false
+	"min", AGG_INPUT_NUMBER, minmax_create, minmax_destroy, min_move
 };
 
 const struct agg_kind agg_max_deque = {
-	"max", AGG_INPUT_NUMBER, minmax_create, minmax_destroy, max_push, extreme_pop,
-	extreme_result, minmax_size, max_slide, max_slide_many, false
+	"max", AGG_INPUT_NUMBER, minmax_create, minmax_destroy, max_move
 };

@@ -50,16 +50,9 @@
  *     one text in 90 %, one heap    27.3      31.9      35.8
  *     one text in 90 %, now         17.2      18.1      22.7
  *
- * Measured by callgrind, swag -w 1000 mode over build/bench/ips-200000.txt went from
- * 918 to 560 instructions per record for the whole run (the mode window's own code
- * from about 700 to about 340), and from 240 to 144 ms on ips-2000000.txt.  In the
- * order the steps were taken: the pool, 918 to 669 (the heap sifts of count-1
- * entries and their number parses); the ordered pool's paths out of line, so that
- * the hot ones need no stack frame, 669 to 605; pop, push and result inlined into
- * slide with the rare branches (growth, sifts down) out of line, and texts of up
- * to 16 bytes copied and compared by two overlapping word loads instead of memcpy
- * and memcmp calls, 605 to 560.  At window 10 the heap is nearly always empty, so
- * the pool stays ordered and little changes (943 to 931); at 100,000, 690 to 608.
+ * The pool, the rare paths out of line and short texts compared by words took swag
+ * -w 1000 mode over make bench's IPv4 strings from 918 to 560 instructions a record
+ * (callgrind; the steps are in the README's performance section).
  *
  * Not built: buckets of values by count, as in an O(1) LFU cache.  Counts do
  * change by one, but the mode is the first value of the top bucket in the
@@ -173,6 +166,14 @@ struct mode_window {
 	size_t pool_size;	/* entries counted once */
 	bool pool_ordered;	/* whether the pool is a heap now, or in no order */
 	size_t pool_idle;	/* pool changes since its order was last used */
+
+	/*
+	 * The texts of the results of one move, copied: a later step of the same move may
+	 * free the entry a result came from, and the caller writes the results after the
+	 * move.
+	 */
+	char *result_texts;
+	size_t result_texts_cap;
 
 #ifdef SWAG_TEST_COUNTERS
 	uint64_t lookups, probes, heap_comparisons;	/* see struct mode_counters */
@@ -850,6 +851,7 @@ mode_destroy(struct agg *agg)
 		mem_free(w->entries[i].long_text);
 	mem_free(w->entries);
 	mem_free(w->items);
+	mem_free(w->result_texts);
 	hashtable_free(&w->table);
 	ring_free(&w->ring);
 	mem_free(w);
@@ -916,18 +918,81 @@ mode_result(struct agg *agg, struct agg_result *result)
 }
 
 /* Returns the number of window slots, missing fields included. */
-static uint64_t
+AGG_INLINE uint64_t
 mode_size(const struct agg *agg)
 {
 	return ring_count(&((const struct mode_window *)agg)->ring);
 }
 
-/* One record on: pop, push and result in one call (see agg_kind.slide). */
-AGG_SLIDE_FROM_PARTS(mode_slide, mode_size, mode_pop, mode_push, mode_result)
+/*
+ * Copies the text of *result, when it has one, to the move's result texts at *used,
+ * keeping its offset in result->count until mode_move points it there.  Returns 0, or
+ * -1 when memory is short.
+ */
+static int
+mode_keep_text(struct mode_window *w, struct agg_result *result, size_t *used)
+{
+	if (result->kind != AGG_RESULT_TEXT)
+		return 0;
+	if (result->text_len > w->result_texts_cap - *used) {
+		size_t cap = w->result_texts_cap ? w->result_texts_cap : 256;
+		char *texts;
+
+		while (cap - *used < result->text_len) {
+			if (cap > SIZE_MAX / 2)
+				return -1;
+			cap *= 2;
+		}
+		if ((texts = mem_realloc(w->result_texts, cap)) == NULL)
+			return -1;
+		w->result_texts = texts;
+		w->result_texts_cap = cap;
+	}
+	memcpy(w->result_texts + *used, result->text, result->text_len);
+	result->count = *used;
+	*used += result->text_len;
+	return 0;
+}
+
+/*
+ * The window moved step by step, as agg_move_steps does, each result's text copied
+ * (see result_texts) so that all of the move's results stay valid until the next move.
+ */
+static size_t
+mode_move(struct agg *agg, const struct agg_move *m)
+{
+	struct mode_window *w = (struct mode_window *)agg;
+	size_t j, used = 0;
+
+	for (j = 0; j < m->n; j++) {
+		size_t r = m->index != NULL ? m->index[j] : j;
+
+		if (m->evict != NULL)
+			for (uint32_t e = m->evict[j]; e > 0; e--)
+				mode_pop(agg);
+		else if (m->values != NULL && mode_size(agg) == m->rows)
+			mode_pop(agg);
+		if (m->values != NULL && mode_push(agg, &m->values[r]) != 0)
+			break;
+		if (m->results != NULL && (m->want == NULL || m->want[r])) {
+			mode_result(agg, &m->results[r]);
+			if (mode_keep_text(w, &m->results[r], &used) != 0)
+				break;
+		}
+	}
+	/* The texts have stopped moving: the results point at them now. */
+	for (size_t i = 0; i < j && m->results != NULL; i++) {
+		struct agg_result *result = &m->results[m->index != NULL ? m->index[i] : i];
+
+		if ((m->want == NULL || m->want[m->index != NULL ? m->index[i] : i]) &&
+		    result->kind == AGG_RESULT_TEXT)
+			result->text = w->result_texts + result->count;
+	}
+	return j;
+}
 
 const struct agg_kind agg_mode = {
-	"mode", AGG_INPUT_TEXT, mode_create, mode_destroy, mode_push, mode_pop,
-	mode_result, mode_size, mode_slide, NULL, true
+	"mode", AGG_INPUT_TEXT, mode_create, mode_destroy, mode_move
 };
 
 /* Stores agg's counters and sizes in *stats (see agg_mode.h). */

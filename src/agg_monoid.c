@@ -630,21 +630,6 @@ monoid_result(struct agg *agg, struct agg_result *result, const struct monoid *m
 	m->finalize(total.bytes, &agg->params, result);
 }
 
-TWOSTACK_INLINE int
-monoid_slide(struct agg *agg, uint64_t rows, const struct agg_value *value,
-    struct agg_result *result, enum agg_input input, const struct monoid *m)
-{
-	struct monoid_window *w = (struct monoid_window *)agg;
-
-	if (twostack_size(&w->stack) == rows)
-		twostack_pop(&w->stack, &m->ops);
-	if (monoid_push(agg, value, input, m) != 0)
-		return -1;
-	if (result != NULL)
-		monoid_result(agg, result, m);
-	return 0;
-}
-
 static void
 monoid_destroy(struct agg *agg)
 {
@@ -654,16 +639,17 @@ monoid_destroy(struct agg *agg)
 	mem_free(w);
 }
 
-static uint64_t
+TWOSTACK_INLINE uint64_t
 monoid_size(const struct agg *agg)
 {
 	return twostack_size(&((const struct monoid_window *)agg)->stack);
 }
 
 /*
- * Defines the kind KIND, called NAME, from the monoid NAME_monoid, with wrappers that
- * hand the shared window code a constant table, so that each aggregate gets its own
- * inlined copy of the engine.  MONOID_KIND(NAME, INPUT) defines agg_NAME.
+ * Defines the kind KIND, called NAME, from the monoid NAME_monoid: its move() is
+ * agg_move_steps over the shared window code, handed a constant table, so that each
+ * aggregate gets its own inlined copy of the engine.  MONOID_KIND(NAME, INPUT)
+ * defines agg_NAME.
  */
 #define MONOID_KIND(NAME, INPUT) MONOID_KIND_AS(NAME, agg_##NAME, INPUT)
 #define MONOID_KIND_AS(NAME, KIND, INPUT)					\
@@ -672,41 +658,29 @@ monoid_size(const struct agg *agg)
 	{									\
 		return monoid_create(kind, params, &NAME##_monoid);		\
 	}									\
-	static int								\
+	TWOSTACK_INLINE int							\
 	NAME##_push(struct agg *agg, const struct agg_value *value)		\
 	{									\
 		return monoid_push(agg, value, INPUT, &NAME##_monoid);		\
 	}									\
-	static void								\
+	TWOSTACK_INLINE void							\
 	NAME##_pop(struct agg *agg)						\
 	{									\
 		monoid_pop(agg, &NAME##_monoid);				\
 	}									\
-	static void								\
+	TWOSTACK_INLINE void							\
 	NAME##_result(struct agg *agg, struct agg_result *result)		\
 	{									\
 		monoid_result(agg, result, &NAME##_monoid);			\
 	}									\
-	static int								\
-	NAME##_slide(struct agg *agg, uint64_t rows, const struct agg_value *value, \
-	    struct agg_result *result)						\
-	{									\
-		return monoid_slide(agg, rows, value, result, INPUT, &NAME##_monoid); \
-	}									\
 	static size_t								\
-	NAME##_slide_many(struct agg *agg, uint64_t rows,			\
-	    const struct agg_value *values, size_t n, struct agg_result *results) \
+	NAME##_move(struct agg *agg, const struct agg_move *move)		\
 	{									\
-		for (size_t k = 0; k < n; k++)					\
-			if (monoid_slide(agg, rows, &values[k], &results[k], INPUT,	\
-			    &NAME##_monoid) != 0)					\
-				return k;					\
-		return n;							\
+		return agg_move_steps(agg, move, monoid_size, NAME##_pop,	\
+		    NAME##_push, NAME##_result);				\
 	}									\
 	const struct agg_kind KIND = {						\
-		#NAME, INPUT, NAME##_create, monoid_destroy, NAME##_push,	\
-		NAME##_pop, NAME##_result, monoid_size, NAME##_slide,		\
-		NAME##_slide_many, false					\
+		#NAME, INPUT, NAME##_create, monoid_destroy, NAME##_move		\
 	}
 
 static const struct monoid sum_monoid = {

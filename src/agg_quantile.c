@@ -10,8 +10,8 @@
  * Why this structure: tests/bench/bench_quantile.c on uniform random doubles, gcc 12
  * -O2, on the 2-core test machine (ns: the best of three runs; instructions:
  * callgrind, counting the window's code and not the driver's).  A step is one
- * agg_slide() ("slide", the pipeline's row windows) or pop + push + result (time
- * windows):
+ * step of a full row window, which replaces the leaving value by the arriving one
+ * ("slide", heap_step), or pop + push + result:
  *
  *                                     ns per step              instructions per step
  *     window                       10    1,000  100,000       10    1,000  100,000
@@ -170,7 +170,7 @@ struct heap_window {
 	 * What the result is, from the counts, and where x[lo] and x[lo+1] are (lower's
 	 * or upper's top or a place in mid; x[lo+1] only when the result needs it): kept
 	 * by the operations that change them, so that the step of a full window
-	 * (heap_slide), which mostly changes none, reads the result straight away.
+	 * (heap_step), which mostly changes none, reads the result straight away.
 	 * RESULT_DIRTY says they must be worked out again (heap_clean).
 	 */
 	enum heap_result_state {
@@ -875,7 +875,7 @@ heap_rotate(struct heap_window *w, struct quantile_heap *own, struct quantile_he
  * The replacement when the leaving value and the new one belong in different parts:
  * the leaving value out, the new one in where it belongs, and x[lo] found again
  * (heap_rotate when it would leave mid).  Out of line, so that the sifts and the
- * shifts in mid stay out of heap_slide's registers; one for each part the leaving
+ * shifts in mid stay out of heap_step's registers; one for each part the leaving
  * value may be in, so that its removal is compiled for it.
  */
 static __attribute__((noinline)) void
@@ -1130,26 +1130,21 @@ heap_result(struct heap_window *w, struct agg_result *result)
 	}
 }
 
-static void
-heap_result_entry(struct agg *agg, struct agg_result *result)
-{
-	heap_result((struct heap_window *)agg, result);
-}
-
 /*
- * The per-record step of a row window (agg_kind.slide).  A full window whose oldest
- * slot and new record both hold a number replaces the one with the other, without
- * the deferral that pop and push need to find each other; any other step takes the
- * general path.
+ * One step of a move: evicts the evict oldest values, takes value (unless it is NULL)
+ * and stores the result when result is not NULL.  A step that evicts one value and
+ * takes one, both numbers, replaces the one with the other, without the deferral that
+ * pop and push need to find each other (the full row window's every step); any other
+ * step takes the general path.
  */
 static inline __attribute__((always_inline)) int
-heap_slide_step(struct agg *agg, uint64_t rows, const struct agg_value *value,
+heap_step(struct agg *agg, uint64_t evict, const struct agg_value *value,
     struct agg_result *result)
 {
 	struct heap_window *w = (struct heap_window *)agg;
 	uint64_t head = w->ring.head, tail = w->ring.tail;
 
-	if (tail - head == rows) {
+	if (evict == 1 && value != NULL) {
 		uint64_t word = *ring_word(&w->ring, head);
 
 		if (word < SLOT_NAN && value->has_number && !isnan(value->number) &&
@@ -1159,9 +1154,10 @@ heap_slide_step(struct agg *agg, uint64_t rows, const struct agg_value *value,
 			heap_replace(w, word, value->number, tail);
 			goto done;
 		}
-		heap_pop(agg);
 	}
-	if (heap_push(agg, value) != 0)
+	for (; evict > 0; evict--)
+		heap_pop(agg);
+	if (value != NULL && heap_push(agg, value) != 0)
 		return -1;
 done:
 	if (result != NULL)
@@ -1169,22 +1165,32 @@ done:
 	return 0;
 }
 
-static int
-heap_slide(struct agg *agg, uint64_t rows, const struct agg_value *value,
-    struct agg_result *result)
-{
-	return heap_slide_step(agg, rows, value, result);
-}
-
-/* slide() over a batch (agg_kind.slide_many), the step inlined in the loop. */
 static size_t
-heap_slide_many(struct agg *agg, uint64_t rows, const struct agg_value *values, size_t n,
-    struct agg_result *results)
+quantile_move(struct agg *agg, const struct agg_move *m)
 {
-	for (size_t k = 0; k < n; k++)
-		if (heap_slide_step(agg, rows, &values[k], &results[k]) != 0)
-			return k;
-	return n;
+	const struct heap_window *w = (const struct heap_window *)agg;
+	size_t j;
+
+	if (m->index == NULL && m->evict == NULL && m->want == NULL && m->values != NULL &&
+	    m->results != NULL) {
+		/* The common move apart: a row window, every record in order. */
+		for (j = 0; j < m->n; j++)
+			if (heap_step(agg, ring_count(&w->ring) == m->rows, &m->values[j],
+			    &m->results[j]) != 0)
+				break;
+		return j;
+	}
+	for (j = 0; j < m->n; j++) {
+		size_t r = m->index != NULL ? m->index[j] : j;
+		uint64_t evict = m->evict != NULL ? m->evict[j] :
+		    m->values != NULL && ring_count(&w->ring) == m->rows;
+
+		if (heap_step(agg, evict, m->values != NULL ? &m->values[r] : NULL,
+		    m->results != NULL && (m->want == NULL || m->want[r]) ? &m->results[r] :
+		    NULL) != 0)
+			break;
+	}
+	return j;
 }
 
 /*
@@ -1315,6 +1321,5 @@ quantile_window_check(const struct agg *agg)
 }
 
 const struct agg_kind agg_quantile = {
-	"pN", AGG_INPUT_NUMBER, heap_create, heap_destroy, heap_push, heap_pop,
-	heap_result_entry, heap_size, heap_slide, heap_slide_many, false
+	"pN", AGG_INPUT_NUMBER, heap_create, heap_destroy, quantile_move
 };

@@ -344,7 +344,7 @@ csvread_feed(struct csvread *r, const char *bytes, size_t len)
 	enum csvread_status status;
 
 	while (len > 0) {
-		const char *newline;
+		const char *newline = NULL;
 		size_t piece;
 
 		/* A whole line that begins a record, split directly when it can be. */
@@ -395,7 +395,9 @@ csvread_feed(struct csvread *r, const char *bytes, size_t len)
 			}
 			r->pending_len = 0;
 		}
-		newline = memchr(bytes, '\n', len);
+		/* The LF found above still ends the line, unless blanks were held since. */
+		if (newline == NULL || newline < bytes)
+			newline = memchr(bytes, '\n', len);
 		piece = newline != NULL ? (size_t)(newline - bytes) + 1 : len;
 		if (r->line_mode == LINE_FEED) {
 			r->saw_line_end = false;

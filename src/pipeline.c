@@ -1,5 +1,22 @@
 /*
  * pipeline.c: records in, results out (see pipeline.h).
+ *
+ * One loop serves every input and every option.  The reader hands out runs of whole
+ * lines; the splitter of the input's kind (runs of blanks here, csvread for delimited
+ * text) fills a batch of records with the fields that something reads; and the batch
+ * goes through stages, each a tight loop over its records: the values of the columns
+ * read, the timestamps (-t), each record's key and whether its results are written
+ * (-g, -s), the windows moved, and the result records written (-a writing the input
+ * record back).  Stages over a batch let the processor overlap the records' work,
+ * where one record at a time is a chain of dependent steps (parse, window, divide,
+ * print) that leaves it waiting: swag -w 1000 avg took 118 ms a record at a time,
+ * 84 ms in batches, at the same instruction count.
+ *
+ * A batch holds only records already read: it is run when it is full and at the end
+ * of every run of lines, before the reader may wait for more, so no result waits for
+ * input that has not arrived.  A result's text (mode's) stays valid until its window's
+ * next move, and each window moves once a batch (a record before any timestamp only
+ * reads results, from a window that is still empty).
  */
 #include <errno.h>
 #include <string.h>
@@ -13,29 +30,20 @@
 #include "pipeline.h"
 #include "reader.h"
 #include "record.h"
+#include "split.h"
 #include "timestamp.h"
 #include "window.h"
 
-/*
- * The steps of every record, forced inline into both record loops (run_plain_rows and
- * pipeline_record): as calls they cost about 50 instructions a record more.
- */
+/* The steps of every record, forced inline into their stage's loop. */
 #define PIPELINE_HOT static inline __attribute__((always_inline))
 
-/*
- * The loop for plain row windows takes the records of a run of lines in batches of this
- * many: first the values of all, then each window moved over them, then the results
- * written.  Each phase is then a tight loop whose iterations the processor overlaps,
- * where one record at a time is a chain of dependent steps (parse, window, divide,
- * print) that leaves it waiting.
- */
-#define PLAIN_BATCH 64
+/* The records of a batch at the most. */
+#define BATCH_MAX 128
 
-/* One column that some aggregate reads, and its value in the current record. */
+/* One column that some aggregate reads. */
 struct column {
 	size_t number;			/* 1-based */
 	bool numeric;			/* a numeric aggregate reads it */
-	struct agg_value value;
 };
 
 /*
@@ -50,18 +58,50 @@ struct group {
 	struct group *older, *newer;
 	char *key;			/* the key's text, owned */
 	size_t key_len;
+	/* Its records in the current batch (batch_serial), linked by batch.next. */
+	uint64_t batch_serial;
+	uint8_t batch_first, batch_last;
+};
+
+/*
+ * The records read and not yet run, and what each stage leaves of them.  A record's
+ * fields are those up to the highest column read (all of them for a header, or for
+ * -a on delimited input, which writes them back): fields[first[k], +count) for
+ * record k, rec[k].fields pointing there once the batch is full.
+ */
+struct batch {
+	size_t n;			/* records */
+	size_t cap;			/* BATCH_MAX, or 1 (see above) */
+	struct record rec[BATCH_MAX];
+	size_t first[BATCH_MAX];
+	struct field *fields;
+	size_t field_len, field_cap;
+	bool fields_held;		/* room was made for the whole batch's fields */
+	char *texts;			/* copies of the texts of libcsv's records */
+	size_t text_len, text_cap;
+	struct agg_value *values;	/* column c of record k: values[c * BATCH_MAX + k] */
+	int64_t times[BATCH_MAX];	/* the newest timestamp read up to record k */
+	size_t untimed;			/* records before any readable timestamp */
+	struct group *groups[BATCH_MAX];
+	struct group *keys[BATCH_MAX];	/* with -g: the batch's keys, first come first */
+	size_t key_count;
+	uint8_t next[BATCH_MAX];	/* with -g: the next record of the same key */
+	uint64_t serial;		/* counts the batches, to tell a key's first record */
+	unsigned char want[BATCH_MAX];	/* the record's results are written (-s) */
+	struct agg_result *results;	/* spec i of record k: results[i * BATCH_MAX + k] */
+	const struct agg_value **spec_values;	/* spec i: its column's values */
+	struct agg_result **spec_results;	/* spec i: its results */
 };
 
 struct pipeline {
 	const struct pipeline_config *config;
 	struct output *out;
 	struct pipeline_report *report;
-	enum pipeline_status status;	/* what stopped the run, from a callback */
-	const struct agg_value **values; /* per spec: the value of its column */
-	struct agg_result *results;	/* per spec: its result for the current record */
+	enum pipeline_status status;	/* what stopped the run, from a stage */
 	struct column *columns;		/* the distinct columns read */
 	size_t column_count;
 	size_t max_column;		/* the largest field number anything reads */
+	size_t keep;			/* the fields a record keeps: max_column, or all */
 	size_t time_column;		/* -t's field number, or 0 */
 	size_t group_column;		/* -g's field number, or 0 */
 	struct group single;		/* the windows without -g */
@@ -74,24 +114,11 @@ struct pipeline {
 	bool awaiting_header;		/* -H and no record read yet */
 	bool quote_output;		/* delimited output: quote fields that need it */
 	bool quote_numbers;		/* ... even numbers: the delimiter may be in one */
-	struct field *fields;		/* whitespace input: the current line's fields */
-	size_t field_cap;
-	uint64_t records;		/* data records so far */
-};
-
-/*
- * What the loop for plain row windows needs of each spec, side by side, so that moving a
- * window costs the call and not the lookups of its operands.
- */
-struct plain_spec {
-	int (*slide)(struct agg *agg, uint64_t rows, const struct agg_value *value,
-	    struct agg_result *result);
-	size_t (*slide_many)(struct agg *agg, uint64_t rows, const struct agg_value *values,
-	    size_t n, struct agg_result *results);	/* or NULL */
-	struct agg *agg;
-	uint64_t rows;
-	const struct agg_value *values;	/* its column's values in the batch */
-	struct agg_result *results;	/* its results in the batch */
+	bool shortest;			/* numbers print shortest: no -p */
+	bool every_record;		/* every record's results are written, one key's
+					   windows take them all: no steps stage */
+	struct csvread *csv;		/* delimited input: its splitter */
+	struct batch batch;
 };
 
 /* True once a signal has asked the run to end (config->stop). */
@@ -107,103 +134,52 @@ pipeline_idle(void *context)
 {
 	return output_flush(context);
 }
-
 /*
- * Returns the position of the first blank (space or TAB) among the 8 bytes at s,
- * or 8.  It tests the 8 bytes at once (the reader makes them readable past a line's
- * end): x - 0x01... & ~x marks a zero byte of x exactly where no lower byte is zero,
- * so the lowest mark is exact.  On 7-byte numbers this costs about 15 instructions
- * where a byte loop costs 55.
+ * Makes room for need more fields in the batch's field array.  Returns 0, or -1 when
+ * memory is short.
  */
-static inline size_t
-first_blank_of_8(const char *s)
+static int
+batch_reserve(struct batch *b, size_t need)
 {
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-	const uint64_t ones = 0x0101010101010101u, highs = 0x8080808080808080u;
-	uint64_t word, spaces, tabs, marks;
+	size_t cap = b->field_cap ? b->field_cap : 256, bytes;
+	struct field *fields;
 
-	memcpy(&word, s, sizeof(word));
-	spaces = word ^ (ones * ' ');
-	tabs = word ^ (ones * '\t');
-	marks = (((spaces - ones) & ~spaces) | ((tabs - ones) & ~tabs)) & highs;
-	return marks != 0 ? (size_t)__builtin_ctzll(marks) / 8 : 8;
-#else
-	size_t i = 0;
-
-	while (i < 8 && s[i] != ' ' && s[i] != '\t')
-		i++;
-	return i;
-#endif
-}
-
-/*
- * Returns the length, 1 to 15, of the line at s when it is one short field alone (such
- * as "37.922" or "10.2.235.47" and its LF, the LF before end); else 0.  A word at a time
- * is tested for bytes below '!', among them LF, CR, space and TAB, as first_blank_of_8
- * tests for blanks: x - 0x21... & ~x marks a byte below 0x21 exactly where no lower byte
- * is one, so the lowest mark is the line's first control character or blank, and the
- * line is a bare field when that is its LF.  That costs about 10 instructions a word,
- * where a search for the LF and then one for the field's end cost about 70.  The second
- * word is read only when the first is all field, so its LF is further on and the 8
- * bytes are there (the lines end in LF, or the reader's padding follows the last).
- */
-static inline size_t
-short_bare_line(const char *s, const char *end)
-{
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-	const uint64_t ones = 0x0101010101010101u, highs = 0x8080808080808080u;
-	uint64_t word, marks;
-	size_t len = 0;
-
-	memcpy(&word, s, sizeof(word));
-	marks = (word - ones * '!') & ~word & highs;
-	if (marks == 0) {
-		len = 8;
-		memcpy(&word, s + 8, sizeof(word));
-		marks = (word - ones * '!') & ~word & highs;
-		if (marks == 0)
-			return 0;
+	if (b->field_len + need <= b->field_cap)
+		return 0;
+	while (cap < b->field_len + need) {
+		if (cap > (size_t)-1 / 4)
+			return -1;
+		cap *= 2;
 	}
-	len += (size_t)__builtin_ctzll(marks) / 8;
-	return s[len] == '\n' && (size_t)(end - s) > len ? len : 0;
-#else
-	(void)s;
-	(void)end;
+	if (mem_array_size(cap, sizeof(*fields), &bytes) != 0 ||
+	    (fields = mem_realloc(b->fields, bytes)) == NULL)
+		return -1;
+	b->fields = fields;
+	b->field_cap = cap;
 	return 0;
-#endif
 }
 
-/*
- * Finds the next blank-separated field at or after s, before end: stores its text in
- * *field and returns the position after it, or returns NULL when only blanks are left.
- */
-PIPELINE_HOT const char *
-next_blank_field(const char *s, const char *end, struct field *field)
-{
-	size_t k;
 
-	while (s < end && (*s == ' ' || *s == '\t'))
-		s++;
-	if (s == end)
-		return NULL;
-	field->text = s;
-	do {
-		k = first_blank_of_8(s);
-		s += k;
-	} while (k == 8 && s < end);
-	if (s > end)
-		s = end;
-	field->len = (size_t)(s - field->text);
-	return s;
+/*
+ * Makes room for a whole batch of records of at most keep fields each, when that is
+ * little, so that the fields do not move while the batch fills and each record can
+ * point at its own at once; else the batch points them when it runs.  Returns 0, or
+ * -1 when memory is short.
+ */
+static int
+batch_hold_fields(struct batch *b, size_t keep)
+{
+	b->fields_held = keep <= 64;
+	return b->fields_held ? batch_reserve(b, b->cap * keep) : 0;
 }
 
 /*
  * Splits line into fields at runs of blanks (spaces and TABs), as awk does, up to
- * field limit.  Returns the number of fields found, or -1 when memory for the
- * field table is short.
+ * field limit, appending them to the batch's field array.  Returns the number of
+ * fields found, or -1 when memory is short.
  */
 PIPELINE_HOT ptrdiff_t
-split_blank_fields(struct pipeline *p, const char *line, size_t len, size_t limit)
+split_blank_fields(struct batch *b, const char *line, size_t len, size_t limit)
 {
 	const char *s = line, *end = line + len;
 	size_t n = 0;
@@ -213,21 +189,13 @@ split_blank_fields(struct pipeline *p, const char *line, size_t len, size_t limi
 
 		if ((s = next_blank_field(s, end, &field)) == NULL)
 			break;
-		if (n == p->field_cap) {
-			size_t cap = p->field_cap ? p->field_cap * 2 : 16, bytes;
-			struct field *fields;
-
-			if (mem_array_size(cap, sizeof(*fields), &bytes) != 0 ||
-			    (fields = mem_realloc(p->fields, bytes)) == NULL)
-				return -1;
-			p->fields = fields;
-			p->field_cap = cap;
-		}
-		p->fields[n++] = field;
+		if (__builtin_expect(b->field_len == b->field_cap, 0) && batch_reserve(b, 1) != 0)
+			return -1;
+		b->fields[b->field_len++] = field;
+		n++;
 	}
 	return (ptrdiff_t)n;
 }
-
 /* True when the field text is one that --na lists as missing. */
 static bool
 is_na_text(const struct pipeline_config *config, const char *text, size_t len)
@@ -312,25 +280,6 @@ field_value(const struct pipeline_config *config, const struct field *field,
 }
 
 /*
- * Sets *v, the value of column c, from its field in a record of field_count fields (read
- * up to the highest column) on line line.  Returns false when --strict stops the run.
- */
-PIPELINE_HOT bool
-read_column(struct pipeline *p, const struct column *c, struct agg_value *v,
-    const struct field *field, uint64_t line, size_t field_count)
-{
-	v->has_text = v->has_number = false;
-	if (!field_value(p->config, field, v))
-		return true;
-	v->has_text = true;
-	if (!c->numeric)
-		return true;
-	v->has_number = parse_number(v->text, v->text_len, &v->number);
-	return v->has_number || !pipeline_problem(p, PROBLEM_NOT_NUMBER, line, c->number,
-	    field, field_count);
-}
-
-/*
  * Counts a record too short for column number (it has field_count fields; a blank
  * line, with none, is no problem: it keeps swag's output aligned with its input).
  * Returns false when --strict stops the run.
@@ -340,61 +289,6 @@ short_record(struct pipeline *p, uint64_t line, size_t number, size_t field_coun
 {
 	return field_count == 0 ||
 	    !pipeline_problem(p, PROBLEM_SHORT_RECORD, line, number, NULL, field_count);
-}
-
-/*
- * Turns the record's fields into the value of every column read.  Returns false
- * when --strict stops the run.
- */
-PIPELINE_HOT bool
-pipeline_read_columns(struct pipeline *p, const struct record *record)
-{
-	bool short_counted = false;
-
-	for (size_t i = 0; i < p->column_count; i++) {
-		struct column *c = &p->columns[i];
-
-		c->value.has_text = c->value.has_number = false;
-		if (c->number == 0)
-			continue;
-		if (c->number > record->field_count) {
-			/* Counted once per record, however many columns it lacks. */
-			if (!short_counted) {
-				short_counted = true;
-				if (!short_record(p, record->line, c->number, record->field_count))
-					return false;
-			}
-			continue;
-		}
-		if (!read_column(p, c, &c->value, &record->fields[c->number - 1], record->line,
-		    record->field_count))
-			return false;
-	}
-	return true;
-}
-
-/*
- * pipeline_read_columns for a blank-separated line when only one column is read (as in
- * awk '{print $NF}' | swag avg p99), into *v: it looks for that one field instead of
- * splitting the line into a table, which saves about 80 instructions a record of the 750
- * of swag -w 1000 avg (callgrind).
- */
-PIPELINE_HOT bool
-read_single_column(struct pipeline *p, const char *line, size_t len, uint64_t line_number,
-    struct agg_value *v)
-{
-	const struct column *c = &p->columns[0];
-	const char *s = line, *end = line + len;
-	struct field field;
-	size_t count = 0;
-
-	v->has_text = v->has_number = false;
-	if (c->number == 0)
-		return true;
-	while ((s = next_blank_field(s, end, &field)) != NULL)
-		if (++count == c->number)
-			return read_column(p, c, v, &field, line_number, count);
-	return short_record(p, line_number, c->number, count);
 }
 
 /* True when a CSV reader would not read text back as it is without quotes. */
@@ -463,7 +357,7 @@ write_result(struct pipeline *p, const struct agg_result *result)
 	char *buf;
 
 	/* The common case first: a number, printed shortest. */
-	if (result->kind == AGG_RESULT_NUMBER && config->precision < 0) {
+	if (result->kind == AGG_RESULT_NUMBER && p->shortest) {
 		buf = output_reserve(out, NUMPRINT_SHORTEST_MAX);
 		commit_number(p, buf, format_number(result->number, buf));
 		return;
@@ -618,9 +512,13 @@ pipeline_group(struct pipeline *p, const struct record *record)
 	size_t len = 0;
 	struct group *g;
 
-	if (p->group_column <= record->field_count)
-		key = trim_blanks(record->fields[p->group_column - 1].text,
-		    record->fields[p->group_column - 1].len, &len);
+	if (p->group_column <= record->field_count) {
+		key = record->fields[p->group_column - 1].text;
+		len = record->fields[p->group_column - 1].len;
+		/* A field split at blanks has none around it: the trimming is for delimited input. */
+		if (p->csv != NULL)
+			key = trim_blanks(key, len, &len);
+	}
 	if ((g = keytable_find(p->groups, key, len)) != NULL)
 		return g;
 	if ((g = mem_realloc(NULL, sizeof(*g))) == NULL)
@@ -661,70 +559,329 @@ pipeline_reclaim(struct pipeline *p)
 }
 
 /*
- * Moves the record's key's windows one record on and, on a step, writes the result
- * record.  Returns 0, or -1 with p->status set when the run must stop.  (run_plain_rows
- * repeats these steps for the common case: keep the two in step.)
+ * The values stage: turns the fields of records [0, n) into the value of every column
+ * read.  Returns n, or the record at which --strict stops the run.
  */
-static int
-pipeline_data_record(struct pipeline *p, const struct record *record)
+PIPELINE_HOT size_t
+stage_values_of(struct pipeline *p, size_t n, size_t column_count)
 {
 	const struct pipeline_config *config = p->config;
-	struct group *g = &p->single;
-	struct agg_result *results;
-	bool write;
+	const struct column *columns = p->columns;
+	struct batch *b = &p->batch;
+	struct agg_value *values = b->values;
+	/*
+	 * In locals: a value's stores could alias these fields in memory, which would
+	 * then be read again for every field.  A field split at blanks has none around
+	 * it: the trimming is for delimited input.
+	 */
+	bool trim = config->input_delimiter != '\0';
+	size_t na_count = config->na_count, first_number = columns[0].number;
+	bool first_numeric = columns[0].numeric;
 
-	if (config->has_time && !pipeline_read_time(p, record))
-		return -1;
-	if (config->has_group) {
-		if ((g = pipeline_group(p, record)) == NULL) {
-			p->status = PIPELINE_NO_MEMORY;
-			return -1;
+	for (size_t k = 0; k < n; k++) {
+		const struct field *fields = b->rec[k].fields;
+		size_t count = b->rec[k].field_count;
+		bool short_counted = false;
+
+		for (size_t i = 0; i < column_count; i++) {
+			size_t number = column_count == 1 ? first_number : columns[i].number;
+			bool numeric = column_count == 1 ? first_numeric : columns[i].numeric;
+			struct agg_value *v = &values[i * BATCH_MAX + k];
+			const char *text;
+			size_t len;
+
+			v->has_text = v->has_number = false;
+			if (number > count) {
+				/* Counted once per record, however many columns it lacks. */
+				if (!short_counted) {
+					short_counted = true;
+					if (!short_record(p, b->rec[k].line, number, count))
+						return k;
+				}
+				continue;
+			}
+			text = fields[number - 1].text;
+			len = fields[number - 1].len;
+			if (trim)
+				text = trim_blanks(text, len, &len);
+			v->text = text;
+			v->text_len = len;
+			if (len == 0 || (na_count > 0 && is_na_text(config, text, len)))
+				continue;
+			v->has_text = true;
+			if (numeric && !(v->has_number = parse_number(text, len, &v->number)) &&
+			    pipeline_problem(p, PROBLEM_NOT_NUMBER, b->rec[k].line, number,
+			    &fields[number - 1], count))
+				return k;
 		}
-		group_unlink(p, g);
-		group_link_newest(p, g);
-		g->newest = p->time;
 	}
-	g->records++;
-	write = config->step == 1 || g->records % config->step == 0;
-	/* The windows give their results as they move, when they are to be written. */
-	results = write ? p->results : NULL;
-	/* A record before any readable timestamp belongs to no window. */
-	if (config->has_time && !p->have_time) {
-		if (write)
-			window_set_results(&g->windows, results);
-	} else if (window_set_push(&g->windows, config->specs, p->time, p->values,
-	    results) != 0) {
-		p->status = PIPELINE_NO_MEMORY;
-		return -1;
-	}
-	if (write) {
-		if (config->append) {
-			write_input_record(p, record);
-			output_byte(p->out, config->output_delimiter);
-		} else if (config->has_group) {
-			write_text(p, g->key, g->key_len);
-			output_byte(p->out, config->output_delimiter);
-		}
-		for (size_t i = 0; i < config->spec_count; i++) {
-			if (i > 0)
-				output_byte(p->out, config->output_delimiter);
-			write_result(p, &results[i]);
-		}
-		output_end_record(p->out);
-	}
-	if (p->reclaim)
-		pipeline_reclaim(p);
-	return 0;
+	return n;
+}
+
+/* stage_values, its loop made for one column apart: the common case, 13 instructions less. */
+static size_t
+stage_values(struct pipeline *p, size_t n)
+{
+	return p->column_count == 1 ? stage_values_of(p, n, 1) :
+	    stage_values_of(p, n, p->column_count);
 }
 
 /*
+ * The timestamps stage (-t): reads the timestamps of records [0, n) into times[], and
+ * counts in untimed those before the first readable one.  Returns n, or the record at
+ * which --strict stops the run.
+ */
+static size_t
+stage_times(struct pipeline *p, size_t n)
+{
+	struct batch *b = &p->batch;
+
+	b->untimed = 0;
+	for (size_t k = 0; k < n; k++) {
+		if (!pipeline_read_time(p, &b->rec[k]))
+			return k;
+		b->times[k] = p->time;
+		if (!p->have_time)
+			b->untimed = k + 1;
+	}
+	return n;
+}
+
+/*
+ * The steps stage: finds the windows of records [0, n), their key's with -g (made when
+ * the key is new), and whether each one's results are written: every step-th record
+ * of its key.  With -g it also lists the batch's keys, in the order they first come,
+ * and links each key's records (but those before any timestamp, which no window takes)
+ * for the windows stage.  Returns n, or the record at which memory ran short.
+ */
+static size_t
+stage_steps(struct pipeline *p, size_t n)
+{
+	const struct pipeline_config *config = p->config;
+	struct batch *b = &p->batch;
+
+	b->serial++;
+	b->key_count = 0;
+	for (size_t k = 0; k < n; k++) {
+		struct group *g = &p->single;
+
+		if (config->has_group) {
+			if ((g = pipeline_group(p, &b->rec[k])) == NULL)
+				return k;
+			group_unlink(p, g);
+			group_link_newest(p, g);
+			g->newest = b->times[k];
+			if (k >= b->untimed) {
+				if (g->batch_serial != b->serial) {
+					g->batch_serial = b->serial;
+					g->batch_first = (uint8_t)k;
+					b->keys[b->key_count++] = g;
+				} else {
+					b->next[g->batch_last] = (uint8_t)k;
+				}
+				g->batch_last = (uint8_t)k;
+			}
+		}
+		g->records++;
+		b->groups[k] = g;
+		b->want[k] = config->step == 1 || g->records % config->step == 0;
+	}
+	return n;
+}
+
+/*
+ * Moves g's windows over its records of the batch, those before record limit.
+ * Returns the first of them at which memory ran short, or limit.
+ */
+static size_t
+move_key(struct pipeline *p, struct group *g, size_t limit, const unsigned char *want)
+{
+	struct batch *b = &p->batch;
+	uint8_t index[BATCH_MAX];
+	struct window_steps steps = {
+		.index = index, .times = b->times, .values = b->spec_values, .want = want,
+		.results = b->spec_results,
+	};
+	size_t moved;
+
+	for (size_t k = g->batch_first;; k = b->next[k]) {
+		if (k >= limit)
+			break;
+		index[steps.n++] = (uint8_t)k;
+		if (k == g->batch_last)
+			break;
+	}
+	moved = window_set_move(&g->windows, p->config->specs, &steps);
+	return moved < steps.n ? index[moved] : limit;
+}
+
+/*
+ * The windows stage: moves the windows over records [0, n), each key's over its own
+ * records with -g, storing the results of the records whose results are written.  A
+ * record before any readable timestamp belongs to no window: it only reads the
+ * results.  Returns n, or the record at which memory ran short.
+ */
+static size_t
+stage_windows(struct pipeline *p, size_t n)
+{
+	const struct pipeline_config *config = p->config;
+	struct batch *b = &p->batch;
+	const unsigned char *want = config->step == 1 ? NULL : b->want;
+	size_t k, limit = n;
+
+	for (k = 0; k < b->untimed && k < n; k++)
+		if (want == NULL || want[k])
+			window_set_results(p->every_record ? &p->single.windows :
+			    &b->groups[k]->windows, b->spec_results, k);
+	if (config->has_group) {
+		/*
+		 * Each key's windows over its records in one call.  Should memory run short
+		 * at a record, the keys after go only as far, so that every record before
+		 * it has moved.
+		 */
+		for (size_t i = 0; i < b->key_count; i++)
+			limit = move_key(p, b->keys[i], limit, want);
+		return limit;
+	}
+	{
+		uint8_t index[BATCH_MAX];
+		struct window_steps steps = {
+			.n = n - k, .index = NULL, .times = b->times, .values = b->spec_values,
+			.want = want, .results = b->spec_results,
+		};
+
+		/* Records before the first timestamp, if any, are left out by an index. */
+		if (k > 0) {
+			for (size_t j = k; j < n; j++)
+				index[j - k] = (uint8_t)j;
+			steps.index = index;
+		}
+		return k + window_set_move(&p->single.windows, config->specs, &steps);
+	}
+}
+
+/*
+ * The output stage: writes the result records of records [0, n) whose results are
+ * written (all when want is NULL), for spec_count aggregates.
+ */
+PIPELINE_HOT void
+stage_write_of(struct pipeline *p, size_t n, const unsigned char *want, size_t spec_count)
+{
+	/* In locals: the output's bytes may alias anything, so fields would be reloaded. */
+	const struct pipeline_config *config = p->config;
+	bool append = config->append, group = config->has_group;
+	char delimiter = config->output_delimiter;
+	struct batch *b = &p->batch;
+	struct output *out = p->out;
+
+	for (size_t k = 0; k < n; k++) {
+		if (want != NULL && !want[k])
+			continue;
+		if (append) {
+			write_input_record(p, &b->rec[k]);
+			output_byte(out, delimiter);
+		} else if (group) {
+			write_text(p, b->groups[k]->key, b->groups[k]->key_len);
+			output_byte(out, delimiter);
+		}
+		for (size_t i = 0; i < spec_count; i++) {
+			if (i > 0)
+				output_byte(out, delimiter);
+			write_result(p, &b->spec_results[i][k]);
+		}
+		output_end_record(out);
+	}
+}
+
+/* stage_write, its loop made for one aggregate apart, and for every record written. */
+static void
+stage_write(struct pipeline *p, size_t n)
+{
+	const unsigned char *want = p->every_record ? NULL : p->batch.want;
+
+	if (p->config->spec_count == 1)
+		stage_write_of(p, n, want, 1);
+	else
+		stage_write_of(p, n, want, p->config->spec_count);
+}
+
+/*
+ * Runs the batch through the stages and empties it.  A --strict stop or a memory
+ * failure at a record ends the run after the records before it are written; the
+ * problems counted are then theirs, not those of the batch's later records.  Returns
+ * PIPELINE_OK or what ends the run.
+ */
+static enum pipeline_status
+batch_run(struct pipeline *p)
+{
+	const struct pipeline_config *config = p->config;
+	struct batch *b = &p->batch;
+	struct problem problems[PROBLEM_KINDS];
+	enum pipeline_status status = PIPELINE_OK;
+	bool had_time = p->have_time;
+	int64_t time = p->time;
+	size_t n = b->n, read, done;
+
+	if (n == 0)
+		return PIPELINE_OK;
+	b->n = 0;
+	/* The fields may have moved as the batch filled: pointed at now. */
+	if (!b->fields_held)
+		for (size_t k = 0; k < n; k++) {
+			struct field *fields = b->fields + b->first[k];
+			size_t kept = b->rec[k].field_count < p->keep ? b->rec[k].field_count :
+			    p->keep;
+
+			b->rec[k].fields = fields;
+			/* Copied texts, from their offsets (keep_texts). */
+			if (!b->rec[k].in_input)
+				for (size_t i = 0; i < kept; i++)
+					if (fields[i].text != NULL)
+						fields[i].text = b->texts +
+						    ((uintptr_t)fields[i].text - 1);
+		}
+	b->field_len = 0;
+	b->text_len = 0;
+	if (n > 1)
+		memcpy(problems, p->report->problems, sizeof(problems));
+	read = stage_values(p, n);
+	if (config->has_time)
+		read = stage_times(p, read);
+	if (read < n)
+		status = p->status;
+	done = p->every_record ? read : stage_steps(p, read);
+	/* Memory short for a key at a record: the windows still move over those before. */
+	done = stage_windows(p, done);
+	if (done < read) {
+		status = PIPELINE_NO_MEMORY;
+		if (n > 1) {
+			/* The problems are counted again, over the records done only. */
+			memcpy(p->report->problems, problems, sizeof(problems));
+			p->have_time = had_time;
+			p->time = time;
+			(void)stage_values(p, done);
+			if (config->has_time)
+				(void)stage_times(p, done);
+		}
+	}
+	stage_write(p, done);
+	if (p->reclaim)
+		pipeline_reclaim(p);
+	if (p->out->error != 0)
+		return PIPELINE_WRITE_ERROR;
+	if (status == PIPELINE_OK && stop_requested(p))
+		return PIPELINE_STOPPED;
+	return status;
+}
+/*
  * Builds the column table from the specs' field numbers, once they are known (at
- * the start, or after the header).
+ * the start, or after the header), and points each spec at its column's values.
  */
 static void
 pipeline_bind_columns(struct pipeline *p)
 {
 	const struct pipeline_config *config = p->config;
+	struct batch *b = &p->batch;
 
 	for (size_t i = 0; i < config->spec_count; i++) {
 		const struct agg_spec *spec = &config->specs[i];
@@ -739,7 +896,7 @@ pipeline_bind_columns(struct pipeline *p)
 		}
 		if (spec->kind->input == AGG_INPUT_NUMBER)
 			p->columns[c].numeric = true;
-		p->values[i] = &p->columns[c].value;
+		b->spec_values[i] = b->values + c * BATCH_MAX;
 		if (spec->column > p->max_column)
 			p->max_column = spec->column;
 	}
@@ -750,6 +907,9 @@ pipeline_bind_columns(struct pipeline *p)
 		p->max_column = p->time_column;
 	if (p->group_column > p->max_column)
 		p->max_column = p->group_column;
+	/* -a writes a delimited record back from its fields, all of them. */
+	p->keep = config->append && config->input_delimiter != '\0' ? (size_t)-1 :
+	    p->max_column;
 }
 
 /* Appends ", "-separated header names for the unknown-column message. */
@@ -887,36 +1047,6 @@ pipeline_header(struct pipeline *p, const struct record *record)
 	return true;
 }
 
-/*
- * Takes one record of either reader: the header, or data.  Returns 0 to go on, or
- * -1 with p->status set when the run must stop.
- */
-static int
-pipeline_record(void *context, const struct record *record)
-{
-	struct pipeline *p = context;
-
-	if (p->awaiting_header) {
-		p->awaiting_header = false;
-		if (!pipeline_header(p, record))
-			return -1;
-	} else {
-		if (!pipeline_read_columns(p, record))
-			return -1;
-		if (pipeline_data_record(p, record) != 0)
-			return -1;
-	}
-	if (p->out->error != 0) {
-		p->status = PIPELINE_WRITE_ERROR;
-		return -1;
-	}
-	if (stop_requested(p)) {
-		p->status = PIPELINE_STOPPED;
-		return -1;
-	}
-	return 0;
-}
-
 /* True when the line begins with '#' after optional blanks. */
 static bool
 is_comment(const char *line, size_t len)
@@ -926,6 +1056,15 @@ is_comment(const char *line, size_t len)
 	while (i < len && is_blank(line[i]))
 		i++;
 	return i < len && line[i] == '#';
+}
+
+/* True when the line at s (before end) begins with '#' after optional blanks. */
+static bool
+is_comment_at(const char *s, const char *end)
+{
+	while (s < end && is_blank(*s))
+		s++;
+	return s < end && *s == '#';
 }
 
 /* Maps a reader's failure to the pipeline's. */
@@ -949,300 +1088,257 @@ reader_failure(struct pipeline *p, enum reader_status rs)
 	}
 }
 
-/* Reads blank-separated lines to the end. */
-static enum pipeline_status
-run_blank_separated(struct pipeline *p, struct reader *reader)
-{
-	struct record record;
-	const char *line;
-	size_t len;
-	enum reader_status rs;
-
-	while ((rs = reader_next(reader, &line, &len, &record.line)) == READER_LINE) {
-		/* A header is split whole: -a writes it back and any column may be named. */
-		size_t limit = p->awaiting_header ? (size_t)-1 : p->max_column;
-		ptrdiff_t field_count;
-
-		if (p->config->skip_comments && is_comment(line, len))
-			continue;
-		if ((field_count = split_blank_fields(p, line, len, limit)) < 0)
-			return PIPELINE_NO_MEMORY;
-		/* A blank line is no header: the header is the first record with fields. */
-		if (p->awaiting_header && field_count == 0)
-			continue;
-		record.fields = p->fields;
-		record.field_count = (size_t)field_count;
-		record.raw = line;
-		record.raw_len = len;
-		if (pipeline_record(p, &record) != 0)
-			return p->status;
-	}
-	return reader_failure(p, rs);
-}
-
 /*
- * True when run_plain_rows can take every record: blank-separated lines, windows of
- * rows only, and none of -H, -C, -a, -s, -t, -g.
+ * Takes the header record: resolves the columns it names, writes the output header,
+ * and from then on keeps of each record only the fields read.  Returns false when the
+ * run must stop (p->status says why).
  */
 static bool
-plain_rows(const struct pipeline *p)
+take_header(struct pipeline *p, const struct record *record)
 {
-	const struct pipeline_config *config = p->config;
-
-	if (config->input_delimiter != '\0' || config->header || config->skip_comments ||
-	    config->append || config->step != 1 || config->has_time || config->has_group)
+	p->awaiting_header = false;
+	if (!pipeline_header(p, record))
 		return false;
-	for (size_t i = 0; i < config->spec_count; i++)
-		if (config->specs[i].window.nanos != 0)
-			return false;
+	if (p->csv != NULL)
+		csvread_keep(p->csv, p->max_column, p->config->append);
 	return true;
 }
 
 /*
- * run_blank_separated for the common case that plain_rows() admits: the steps of
- * pipeline_record and pipeline_data_record without the options that they test, over
- * the lines already read, in batches of up to batch records (PLAIN_BATCH, or 1 when a
- * result may be text): the values of the batch into values (batch per column), then
- * each window moved over them by its slide_many() or slide(), then the results written.
- * When a single column is read (single, a constant in each of the two copies), its
- * field is looked for directly, and a line of one short field is recognised a word at a
- * time.  A --strict stop or a memory failure at a record ends the run after the
- * results of the records before it are written.  A new option must either be handled
- * here or make plain_rows() false.  (The first version of this loop, record by record,
- * saved about 140 of 930 instructions a record of swag -w 1000 avg against
- * run_blank_separated; the loop as it is costs about 110 of 470.)
+ * Splits the lines bytes[0, len) (whole lines, each ending with an LF but maybe the
+ * input's last), numbered on from *line_number, into records of the batch, running it
+ * whenever it is full.  Returns PIPELINE_OK or what ends the run.
  */
-/*
- * Reads the values of up to limit records from the lines at *s, before end, into values
- * (batch per column), numbering them on from *line_number; moves *s and *line_number
- * past them and stores their count in *count.  Returns PIPELINE_OK, or the status that
- * stops the run at record *count (--strict, or no memory), the records before it read.
- */
-PIPELINE_HOT enum pipeline_status
-plain_rows_values(struct pipeline *p, const char **s, const char *end, uint64_t *line_number,
-    bool single, struct agg_value *values, size_t batch, size_t limit, size_t *count)
+static enum pipeline_status
+split_blank_lines(struct pipeline *p, const char *s, size_t len, uint64_t *line_number)
 {
-	size_t k;
+	const struct pipeline_config *config = p->config;
+	const char *end = s + len;
+	struct batch *b = &p->batch;
+	/* A record reading field 1 alone is often one short field: found a word at a time. */
+	bool one_field = p->keep == 1 && !config->skip_comments;
+	/* The batch's counts in locals: the records' stores could alias them in memory. */
+	uint64_t number = *line_number;
+	size_t k = b->n, used = b->field_len;
+	enum pipeline_status status;
 
-	for (k = 0; k < limit && *s < end; k++) {
-		const char *newline, *line = *s;
-		size_t len;
+	if (!p->awaiting_header && batch_hold_fields(b, p->keep) != 0)
+		return PIPELINE_NO_MEMORY;
+	while (s < end) {
+		const char *line = s, *newline;
+		struct record *record = &b->rec[k];
+		ptrdiff_t count;
+		size_t n;
 
-		++*line_number;
-		if (single && p->columns[0].number == 1 &&
-		    (len = short_bare_line(line, end)) != 0) {
-			struct field field = { line, len };
+		number++;
+		b->first[k] = used;
+		if (one_field && (n = short_bare_line(line, end)) != 0) {
+			s = line + n + 1;
+			record->fields = b->fields + used;
+			b->fields[used].text = line;
+			b->fields[used].len = n;
+			count = 1;
+		} else if (!p->awaiting_header && !(config->skip_comments &&
+		    is_comment_at(line, end))) {
+			size_t kept;
 
-			*s = line + len + 1;
-			if (!read_column(p, &p->columns[0], &values[k], &field, *line_number, 1))
-				goto stop;
-			continue;
-		}
-		if ((newline = reader_find_newline(line, end)) == NULL)
-			newline = end;	/* the last line, without its LF */
-		*s = newline + 1;
-		len = (size_t)(newline - line);
-		if (len > 0 && line[len - 1] == '\r')
-			len--;
-		if (single) {
-			if (!read_single_column(p, line, len, *line_number, &values[k]))
-				goto stop;
+			if (!b->fields_held && (b->field_len = used,
+			    batch_reserve(b, p->keep)) != 0)
+				return PIPELINE_NO_MEMORY;
+			record->fields = b->fields + used;
+			newline = split_line(line, end, b->fields + used, p->keep, &kept);
+			s = newline + 1;
+			n = (size_t)(newline - line);
+			if (n > 0 && line[n - 1] == '\r')
+				n--;
+			count = (ptrdiff_t)kept;
 		} else {
-			struct record record;
-			ptrdiff_t field_count = split_blank_fields(p, line, len, p->max_column);
-
-			if (field_count < 0) {
-				p->status = PIPELINE_NO_MEMORY;
-				goto stop;
+			if ((newline = reader_find_newline(line, end)) == NULL)
+				newline = end;	/* the input's last line, without its LF */
+			s = newline + 1;
+			n = (size_t)(newline - line);
+			if (n > 0 && line[n - 1] == '\r')
+				n--;
+			if (config->skip_comments && is_comment(line, n))
+				continue;
+			b->field_len = used;
+			if ((count = split_blank_fields(b, line, n, p->keep)) < 0)
+				return PIPELINE_NO_MEMORY;
+			record->fields = b->fields + used;
+			if (p->awaiting_header) {
+				/* A blank line is no header: the header is the first record with fields. */
+				if (count > 0) {
+					record->field_count = (size_t)count;
+					record->line = number;
+					record->raw = line;
+					record->raw_len = n;
+					if (!take_header(p, record))
+						return p->status;
+					one_field = p->keep == 1 && !config->skip_comments;
+					if (batch_hold_fields(b, p->keep) != 0)
+						return PIPELINE_NO_MEMORY;
+				}
+				b->field_len = used = 0;
+				continue;
 			}
-			record.fields = p->fields;
-			record.field_count = (size_t)field_count;
-			record.raw = line;
-			record.raw_len = len;
-			record.line = *line_number;
-			if (!pipeline_read_columns(p, &record))
-				goto stop;
-			for (size_t c = 0; c < p->column_count; c++)
-				values[c * batch + k] = p->columns[c].value;
+		}
+		used += (size_t)count;
+		record->field_count = (size_t)count;
+		record->line = number;
+		record->raw = line;
+		record->raw_len = n;
+		if (++k == b->cap) {
+			b->n = k;
+			b->field_len = used;
+			*line_number = number;
+			if ((status = batch_run(p)) != PIPELINE_OK)
+				return status;
+			k = used = 0;
 		}
 	}
-	*count = k;
+	b->n = k;
+	b->field_len = used;
+	*line_number = number;
 	return PIPELINE_OK;
-stop:
-	*count = k;
-	return p->status;
 }
 
-PIPELINE_HOT enum pipeline_status
-plain_rows_loop(struct pipeline *p, struct reader *reader, bool single,
-    const struct plain_spec *specs, struct agg_value *values, size_t batch)
+/*
+ * Copies the texts of fields[0, n), valid only for now (libcsv's copy), to the batch's
+ * texts, each field's text then holding its offset there plus one until batch_run
+ * points it there (the texts may move as the batch fills).  Returns 0, or -1 when memory is
+ * short.
+ */
+static int
+keep_texts(struct batch *b, struct field *fields, size_t n)
 {
-	const struct pipeline_config *config = p->config;
-	const struct plain_spec *specs_end = specs + config->spec_count;
-	struct output *out = p->out;
-	uint64_t line_number = 0;
-	enum reader_status rs;
-	const char *s;
-	size_t n;
+	const char *low = NULL, *high = NULL;
+	size_t len;
 
-	while ((rs = reader_next_lines(reader, &s, &n)) == READER_LINE) {
-		const char *end = s + n;
-
-		while (s < end) {
-			const char *batch_start = s;
-			uint64_t batch_line = line_number;
-			struct problem problems[PROBLEM_KINDS];
-			enum pipeline_status stop;
-			size_t count, done;
-
-			/* One record at a time (batch 1), its problems count as in the general loop. */
-			if (batch > 1)
-				memcpy(problems, p->report->problems, sizeof(problems));
-			stop = plain_rows_values(p, &s, end, &line_number, single, values, batch,
-			    batch, &count);
-			/* Each window moved over them... */
-			for (const struct plain_spec *spec = specs; spec < specs_end; spec++) {
-				done = 0;
-				if (spec->slide_many != NULL)
-					done = spec->slide_many(spec->agg, spec->rows, spec->values,
-					    count, spec->results);
-				else
-					while (done < count && spec->slide(spec->agg, spec->rows,
-					    &spec->values[done], &spec->results[done]) == 0)
-						done++;
-				if (done < count) {
-					/*
-					 * Out of memory at record done: the run ends after the
-					 * records before it, and the problems counted are
-					 * theirs, not those of the batch's later records.
-					 */
-					count = done;
-					stop = PIPELINE_NO_MEMORY;
-					if (batch > 1) {
-						memcpy(p->report->problems, problems, sizeof(problems));
-						s = batch_start;
-						line_number = batch_line;
-						(void)plain_rows_values(p, &s, end, &line_number,
-						    single, values, batch, done, &count);
-					}
-				}
-			}
-			/* ... and their results written. */
-			for (size_t k = 0; k < count; k++) {
-				for (const struct plain_spec *spec = specs; spec < specs_end; spec++) {
-					if (spec > specs)
-						output_byte(out, config->output_delimiter);
-					write_result(p, &spec->results[k]);
-				}
-				output_end_record(out);
-			}
-			if (out->error != 0)
-				return PIPELINE_WRITE_ERROR;
-			if (stop != PIPELINE_OK)
-				return stop;
-			if (stop_requested(p))
-				return PIPELINE_STOPPED;
-		}
-	}
-	return reader_failure(p, rs);
-}
-
-static enum pipeline_status
-run_plain_rows(struct pipeline *p, struct reader *reader)
-{
-	size_t n = p->config->spec_count, batch = PLAIN_BATCH, bytes;
-	struct plain_spec *specs = NULL;
-	struct agg_value *values = NULL;
-	struct agg_result *results = NULL;
-	enum pipeline_status status = PIPELINE_NO_MEMORY;
-
-	/* A text result lives only until its window moves again: one record at a time. */
+	/* csvread keeps a record's texts side by side: one copy takes them all. */
 	for (size_t i = 0; i < n; i++)
-		if (p->single.windows.aggs[i]->kind->text_results)
-			batch = 1;
-	if (mem_array_size(n, sizeof(*specs), &bytes) != 0 ||
-	    (specs = mem_realloc(NULL, bytes)) == NULL ||
-	    mem_array_size(p->column_count * batch, sizeof(*values), &bytes) != 0 ||
-	    (values = mem_realloc(NULL, bytes)) == NULL ||
-	    mem_array_size(n * batch, sizeof(*results), &bytes) != 0 ||
-	    (results = mem_realloc(NULL, bytes)) == NULL)
-		goto done;
-	for (size_t i = 0; i < n; i++) {
-		struct agg *agg = p->single.windows.aggs[i];
-		size_t c = (size_t)((const char *)p->values[i] - (const char *)p->columns) /
-		    sizeof(*p->columns);
+		if (fields[i].text != NULL && fields[i].len > 0) {
+			if (low == NULL || fields[i].text < low)
+				low = fields[i].text;
+			if (high == NULL || fields[i].text + fields[i].len > high)
+				high = fields[i].text + fields[i].len;
+		}
+	len = low != NULL ? (size_t)(high - low) : 0;
+	/* Made even for empty texts: they too point into it. */
+	if (len > b->text_cap - b->text_len || b->texts == NULL) {
+		size_t cap = b->text_cap ? b->text_cap : 4096;
+		char *texts;
 
-		specs[i].slide = agg->kind->slide != NULL ? agg->kind->slide : agg_slide_by_parts;
-		specs[i].slide_many = agg->kind->slide_many;
-		specs[i].agg = agg;
-		specs[i].rows = p->config->specs[i].window.rows;
-		specs[i].values = values + c * batch;
-		specs[i].results = results + i * batch;
+		while (cap - b->text_len < len) {
+			if (cap > (size_t)-1 / 2)
+				return -1;
+			cap *= 2;
+		}
+		if ((texts = mem_realloc(b->texts, cap)) == NULL)
+			return -1;
+		b->texts = texts;
+		b->text_cap = cap;
 	}
-	if (p->column_count == 1)
-		status = plain_rows_loop(p, reader, true, specs, values, batch);
-	else
-		status = plain_rows_loop(p, reader, false, specs, values, batch);
-done:
-	mem_free(specs);
-	mem_free(values);
-	mem_free(results);
-	return status;
+	if (len > 0)
+		memcpy(b->texts + b->text_len, low, len);
+	for (size_t i = 0; i < n; i++) {
+		size_t offset = b->text_len + (fields[i].len > 0 ? (size_t)(fields[i].text - low) : 0);
+
+		/* Plus one: offset 0 must not read as NULL, a field not kept. */
+		if (fields[i].text != NULL)
+			fields[i].text = (const char *)(uintptr_t)(offset + 1);
+	}
+	b->text_len += len;
+	return 0;
 }
 
-/* Reads delimited records through csvread to the end. */
-static enum pipeline_status
-run_delimited(struct pipeline *p, struct reader *reader)
+/*
+ * csvread's record callback: adds a delimited record to the batch, or takes it as the
+ * header.  The texts of a record that libcsv parsed are csvread's own copy, valid
+ * during the call only: they are copied (keep_texts).  Returns 0, or -1 with p->status
+ * set when the run must stop.
+ */
+static int
+take_delimited_record(void *context, const struct record *record)
 {
-	const struct pipeline_config *config = p->config;
-	struct csvread_options options = {
-		.delimiter = config->input_delimiter,
-		.strict = config->strict,
-		.skip_comments = config->skip_comments,
-		.keep_fields = p->max_column,
-		.keep_all = config->append || config->header,
-		.on_record = pipeline_record,
-		.context = p,
-	};
-	struct csvread *csv = csvread_create(&options);
+	struct pipeline *p = context;
+	struct batch *b = &p->batch;
+	size_t keep = record->field_count < p->keep ? record->field_count : p->keep;
+	enum pipeline_status status;
+
+	if (p->awaiting_header)
+		return take_header(p, record) ? 0 : -1;
+	if (batch_reserve(b, keep) != 0) {
+		p->status = PIPELINE_NO_MEMORY;
+		return -1;
+	}
+	b->first[b->n] = b->field_len;
+	memcpy(b->fields + b->field_len, record->fields, keep * sizeof(*b->fields));
+	if (!record->in_input && keep_texts(b, b->fields + b->field_len, keep) != 0) {
+		p->status = PIPELINE_NO_MEMORY;
+		return -1;
+	}
+	b->field_len += keep;
+	b->rec[b->n++] = *record;
+	if (b->n == b->cap && (status = batch_run(p)) != PIPELINE_OK) {
+		p->status = status;
+		return -1;
+	}
+	return 0;
+}
+
+/* Maps csvread's failure to the pipeline's, with where it was. */
+static enum pipeline_status
+csvread_failure(struct pipeline *p, enum csvread_status cs)
+{
+	switch (cs) {
+	case CSVREAD_STOPPED:
+		return p->status;
+	case CSVREAD_MALFORMED:
+	case CSVREAD_OPEN_QUOTE:
+		p->report->failed_line = csvread_error_line(p->csv);
+		p->report->failed_column = csvread_error_column(p->csv);
+		return cs == CSVREAD_MALFORMED ? PIPELINE_MALFORMED_CSV : PIPELINE_OPEN_QUOTE;
+	case CSVREAD_NO_MEMORY:
+		return PIPELINE_NO_MEMORY;
+	default:
+		return PIPELINE_OK;
+	}
+}
+
+/* The one record loop: reads runs of lines to the end, splits them and runs the batches. */
+static enum pipeline_status
+pipeline_loop(struct pipeline *p, struct reader *reader)
+{
 	enum csvread_status cs = CSVREAD_OK;
-	enum pipeline_status status = PIPELINE_OK;
+	enum pipeline_status status;
 	enum reader_status rs;
+	uint64_t line_number = 0;
 	const char *bytes;
 	size_t len;
 
-	if (csv == NULL)
-		return PIPELINE_NO_MEMORY;
-	while ((rs = reader_next_block(reader, &bytes, &len)) == READER_LINE) {
-		if ((cs = csvread_feed(csv, bytes, len)) != CSVREAD_OK)
-			break;
-		/* Once the header is read, only the columns read need keeping. */
-		if (!p->awaiting_header)
-			csvread_keep(csv, p->max_column, config->append);
+	while ((rs = reader_next_lines(reader, &bytes, &len)) == READER_LINE) {
+		if (p->csv != NULL)
+			cs = csvread_feed(p->csv, bytes, len);
+		else if ((status = split_blank_lines(p, bytes, len, &line_number)) != PIPELINE_OK)
+			return status;
+		if (cs == CSVREAD_STOPPED)
+			return p->status;
+		/* Before the reader moves its buffer, or waits: the records read go out. */
+		if ((status = batch_run(p)) != PIPELINE_OK)
+			return status;
+		if (cs != CSVREAD_OK)
+			return csvread_failure(p, cs);
 	}
-	if (cs == CSVREAD_OK) {
-		status = reader_failure(p, rs);
-		if (status == PIPELINE_OK)
-			cs = csvread_finish(csv);
+	if (rs != READER_END)
+		return reader_failure(p, rs);
+	if (p->csv != NULL && (cs = csvread_finish(p->csv)) != CSVREAD_OK) {
+		if (cs == CSVREAD_STOPPED)
+			return p->status;
+		if ((status = batch_run(p)) != PIPELINE_OK)
+			return status;
+		return csvread_failure(p, cs);
 	}
-	switch (cs) {
-	case CSVREAD_OK:
-		break;
-	case CSVREAD_STOPPED:
-		status = p->status;
-		break;
-	case CSVREAD_MALFORMED:
-	case CSVREAD_OPEN_QUOTE:
-		p->report->failed_line = csvread_error_line(csv);
-		p->report->failed_column = csvread_error_column(csv);
-		status = cs == CSVREAD_MALFORMED ? PIPELINE_MALFORMED_CSV : PIPELINE_OPEN_QUOTE;
-		break;
-	case CSVREAD_NO_MEMORY:
-		status = PIPELINE_NO_MEMORY;
-		break;
-	}
-	csvread_destroy(csv);
-	return status;
+	return batch_run(p);
 }
 
 /*
@@ -1253,6 +1349,7 @@ run_delimited(struct pipeline *p, struct reader *reader)
 static int
 pipeline_init(struct pipeline *p, const struct pipeline_config *config)
 {
+	struct batch *b = &p->batch;
 	size_t n = config->spec_count, bytes;
 
 	memset(p, 0, sizeof(*p));
@@ -1261,6 +1358,8 @@ pipeline_init(struct pipeline *p, const struct pipeline_config *config)
 	p->quote_output = config->input_delimiter != 0;
 	p->quote_numbers = p->quote_output && config->output_delimiter != '\0' &&
 	    strchr("0123456789.+-eEinfa", config->output_delimiter) != NULL;
+	p->every_record = config->step == 1 && !config->has_group;
+	p->shortest = config->precision < 0;
 	p->time_column = config->has_time ? config->time_column.number : 0;
 	p->group_column = config->has_group ? config->group_column.number : 0;
 	/*
@@ -1274,21 +1373,51 @@ pipeline_init(struct pipeline *p, const struct pipeline_config *config)
 		else if (config->specs[i].window.nanos > p->longest)
 			p->longest = config->specs[i].window.nanos;
 	}
-	if (mem_array_size(n, sizeof(*p->values), &bytes) != 0 ||
-	    (p->values = mem_realloc(NULL, bytes ? bytes : 1)) == NULL ||
-	    mem_array_size(n, sizeof(*p->results), &bytes) != 0 ||
-	    (p->results = mem_realloc(NULL, bytes ? bytes : 1)) == NULL ||
-	    mem_array_size(n + 2, sizeof(*p->columns), &bytes) != 0 ||
-	    (p->columns = mem_realloc(NULL, bytes)) == NULL)
+	b->cap = BATCH_MAX;
+	p->keep = (size_t)-1;
+	if (mem_array_size(n, sizeof(*p->columns), &bytes) != 0 ||
+	    (p->columns = mem_realloc(NULL, bytes ? bytes : 1)) == NULL ||
+	    mem_array_size(n * BATCH_MAX, sizeof(*b->values), &bytes) != 0 ||
+	    (b->values = mem_realloc(NULL, bytes ? bytes : 1)) == NULL ||
+	    mem_array_size(n * BATCH_MAX, sizeof(*b->results), &bytes) != 0 ||
+	    (b->results = mem_realloc(NULL, bytes ? bytes : 1)) == NULL ||
+	    mem_array_size(n, sizeof(*b->spec_values), &bytes) != 0 ||
+	    (b->spec_values = mem_realloc(NULL, bytes ? bytes : 1)) == NULL ||
+	    mem_array_size(n, sizeof(*b->spec_results), &bytes) != 0 ||
+	    (b->spec_results = mem_realloc(NULL, bytes ? bytes : 1)) == NULL)
 		return -1;
+	/* Room for fields from the start: a record's fields never point from NULL. */
+	if (batch_reserve(b, 1) != 0)
+		return -1;
+	for (size_t i = 0; i < n; i++)
+		b->spec_results[i] = b->results + i * BATCH_MAX;
+	for (size_t k = 0; k < BATCH_MAX; k++)
+		b->rec[k].in_input = true;
+	if (config->input_delimiter != '\0') {
+		struct csvread_options options = {
+			.delimiter = config->input_delimiter,
+			.strict = config->strict,
+			.skip_comments = config->skip_comments,
+			.keep_fields = (size_t)-1,
+			.keep_all = true,
+			.on_record = take_delimited_record,
+			.context = p,
+		};
+
+		if ((p->csv = csvread_create(&options)) == NULL)
+			return -1;
+	}
 	if (config->has_group) {
 		if ((p->groups = keytable_create(config->hash_seed)) == NULL)
 			return -1;
 	} else if (window_set_init(&p->single.windows, config->specs, n) != 0) {
 		return -1;
 	}
-	if (!config->header)
+	if (!config->header) {
 		pipeline_bind_columns(p);
+		if (p->csv != NULL)
+			csvread_keep(p->csv, p->max_column, config->append);
+	}
 	return 0;
 }
 
@@ -1308,10 +1437,14 @@ pipeline_free(struct pipeline *p)
 		keytable_each(p->groups, free_group, NULL);
 		keytable_destroy(p->groups);
 	}
-	mem_free(p->values);
-	mem_free(p->results);
+	csvread_destroy(p->csv);
 	mem_free(p->columns);
-	mem_free(p->fields);
+	mem_free(p->batch.fields);
+	mem_free(p->batch.texts);
+	mem_free(p->batch.values);
+	mem_free(p->batch.results);
+	mem_free(p->batch.spec_values);
+	mem_free(p->batch.spec_results);
 }
 
 enum pipeline_status
@@ -1329,8 +1462,7 @@ pipeline_run(const struct pipeline_config *config, int in_fd, struct output *out
 	} else {
 		p.out = out;
 		p.report = report;
-		status = config->input_delimiter != 0 ? run_delimited(&p, reader) :
-		    plain_rows(&p) ? run_plain_rows(&p, reader) : run_blank_separated(&p, reader);
+		status = pipeline_loop(&p, reader);
 	}
 	if (status == PIPELINE_WRITE_ERROR || out->error != 0) {
 		status = PIPELINE_WRITE_ERROR;

@@ -31,7 +31,6 @@ reader_create(int fd, int (*idle)(void *context), void *context,
 	r->start = r->end = r->scanned = 0;
 	r->eof = false;
 	r->started = false;
-	r->line_number = 0;
 	return r;
 }
 
@@ -152,28 +151,6 @@ reader_begin(struct reader *r)
 }
 
 enum reader_status
-reader_next_block(struct reader *r, const char **bytes, size_t *len)
-{
-	enum reader_status status;
-
-	if ((status = reader_begin(r)) != 0)
-		return status;
-	if (r->start == r->end) {
-		r->start = r->end = r->scanned = 0;
-		if (r->eof)
-			return READER_END;
-		if ((status = reader_fill(r)) != 0)
-			return status;
-		if (r->start == r->end)
-			return READER_END;
-	}
-	*bytes = r->buf + r->start;
-	*len = r->end - r->start;
-	r->start = r->scanned = r->end;
-	return READER_LINE;
-}
-
-enum reader_status
 reader_next_lines(struct reader *r, const char **bytes, size_t *len)
 {
 	enum reader_status status;
@@ -201,40 +178,5 @@ reader_next_lines(struct reader *r, const char **bytes, size_t *len)
 	*bytes = r->buf + r->start;
 	*len = end - r->start;
 	r->start = r->scanned = end;
-	return READER_LINE;
-}
-
-enum reader_status
-reader_next_slow(struct reader *r, const char **line, size_t *len, uint64_t *line_number)
-{
-	enum reader_status status;
-	char *newline;
-	size_t line_end, next;
-
-	if ((status = reader_begin(r)) != 0)
-		return status;
-	for (;;) {
-		newline = memchr(r->buf + r->scanned, '\n', r->end - r->scanned);
-		if (newline != NULL) {
-			line_end = (size_t)(newline - r->buf);
-			next = line_end + 1;
-			break;
-		}
-		r->scanned = r->end;
-		if (r->eof) {
-			if (r->start == r->end)
-				return READER_END;
-			line_end = next = r->end;
-			break;
-		}
-		if ((status = reader_fill(r)) != 0)
-			return status;
-	}
-	if (line_end > r->start && r->buf[line_end - 1] == '\r')
-		line_end--;
-	*line = r->buf + r->start;
-	*len = line_end - r->start;
-	*line_number = ++r->line_number;
-	r->start = r->scanned = next;
 	return READER_LINE;
 }

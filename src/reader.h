@@ -1,13 +1,14 @@
 /*
  * reader.h: reading input lines in large blocks.
  *
- * The reader hands out one line at a time, pointing into its own buffer, with the
- * line end (LF, or CR LF) removed; a last line without a line end is a line too.
- * It reads with read(2) in blocks of at least READER_BLOCK bytes and grows its
- * buffer for a longer line, so lines of any length are read whole.
+ * The reader hands out runs of whole lines, pointing into its own buffer; a last line
+ * without a line end is a line too.  It reads with read(2) in blocks of at least
+ * READER_BLOCK bytes and grows its buffer for a longer line, so lines of any length
+ * are read whole.
  *
  * The READER_PAD bytes after every line handed out are readable too (what they hold is
- * unspecified), so that a scanner may load a whole word at any position of a line.
+ * unspecified), so that a scanner may load a word, or 16 bytes, at any position of a
+ * line.
  *
  * Before it would wait for input it calls the idle hook (swag flushes its output
  * there): a pipe that delivers a line now and then gets each result at once, while a
@@ -25,7 +26,7 @@
 #include <string.h>
 
 #define READER_BLOCK (128 * 1024)
-#define READER_PAD 8
+#define READER_PAD 64
 
 enum reader_status {
 	READER_LINE = 1,	/* a line was read */
@@ -37,11 +38,7 @@ enum reader_status {
 	READER_STOPPED = -5	/* a signal set the stop flag while input was awaited */
 };
 
-/*
- * The reader's state is in the open only so that reader_next can be inline: its common
- * case, a line end already in the buffer, then costs about 15 instructions a line
- * instead of 50 for a call.  Callers use the functions, never the fields.
- */
+/* The reader's state.  Callers use the functions, never the fields. */
 struct reader {
 	int fd;
 	int (*idle)(void *context);
@@ -54,7 +51,6 @@ struct reader {
 	size_t scanned;		/* buf[start, scanned) is known to hold no LF */
 	bool eof;
 	bool started;		/* the byte-order mark has been looked for */
-	uint64_t line_number;
 };
 
 /*
@@ -68,18 +64,6 @@ struct reader *reader_create(int fd, int (*idle)(void *context), void *context,
     const volatile sig_atomic_t *stop);
 
 void reader_destroy(struct reader *reader);
-
-/*
- * Reads the next line into *line and *len (valid until the next call) and counts it
- * in *line_number (1 for the first line).  A UTF-8 byte-order mark before the first
- * line is skipped.  Returns a reader_status.
- */
-static inline enum reader_status reader_next(struct reader *reader, const char **line,
-    size_t *len, uint64_t *line_number);
-
-/* reader_next for every case: the first line, and a line not yet wholly in the buffer. */
-enum reader_status reader_next_slow(struct reader *reader, const char **line, size_t *len,
-    uint64_t *line_number);
 
 /*
  * Returns the first LF in [p, end), or NULL.  The 8 bytes at p are always readable
@@ -109,46 +93,15 @@ reader_find_newline(const char *p, const char *end)
 	return memchr(p, '\n', (size_t)(end - p));
 }
 
-static inline enum reader_status
-reader_next(struct reader *r, const char **line, size_t *len, uint64_t *line_number)
-{
-	const char *newline;
-	size_t line_end;
-
-	if (!r->started ||
-	    (newline = reader_find_newline(r->buf + r->scanned, r->buf + r->end)) == NULL)
-		return reader_next_slow(r, line, len, line_number);
-	line_end = (size_t)(newline - r->buf);
-	*line = r->buf + r->start;
-	*len = line_end - r->start;
-	if (*len > 0 && newline[-1] == '\r')
-		--*len;
-	*line_number = ++r->line_number;
-	r->start = r->scanned = line_end + 1;
-	return READER_LINE;
-}
-
 /*
  * Reads the next lines: one or more whole lines, each ending in LF, except that the
  * input's last line may lack it, into *bytes and *len (valid until the next call), with
  * READER_PAD readable bytes after them.  A UTF-8 byte-order mark at the start is
- * skipped.  The lines are not counted: the caller numbers them.  Returns READER_LINE
- * when lines were read, else as reader_next.  A caller that splits the lines itself
- * keeps its place in local variables, which the compiler holds in registers where a
- * reader_next per line goes through the reader in memory (about 15 instructions a
- * line of the 700 of swag -w 1000 avg).
+ * skipped.  The lines are not counted: the caller splits and numbers them, keeping its
+ * place in local variables, which the compiler holds in registers.  Returns READER_LINE
+ * when lines were read, READER_END at the end of the input, else a failure.
  */
 enum reader_status reader_next_lines(struct reader *reader, const char **bytes,
-    size_t *len);
-
-/*
- * Reads the next block of input, of any length, into *bytes and *len (valid until
- * the next call), for readers that do their own splitting.  A UTF-8 byte-order mark
- * at the start is skipped.  Returns READER_LINE when a block was read, else as
- * reader_next.  A reader is used by lines, by runs of lines or by blocks: by one of the
- * three only.
- */
-enum reader_status reader_next_block(struct reader *reader, const char **bytes,
     size_t *len);
 
 #endif /* SWAG_READER_H */

@@ -15,6 +15,7 @@
  * 26 ns for an ISO pair, 28 ns for a CLF pair, 25 ns for a date followed by a number
  * and 20 ns for an epoch followed by one.
  */
+#include "swar.h"
 #include "timestamp.h"
 
 #define NANOS_PER_SECOND 1000000000
@@ -407,6 +408,62 @@ scan_clf_date_time(const char **cursor, const char *end, int64_t *seconds,
  * The three forms, each over a range already trimmed of blanks.
  */
 
+/*
+ * The common epoch number, read in one pass: up to 18 digits (below 10^18, so no
+ * digit can overflow), maybe a point and no more decimals than the unit has below it
+ * (1732933736.250 in seconds, 1732933736250 in milliseconds), which then scale
+ * exactly.  Returns false when the text is not so shaped or does not fit, for
+ * parse_epoch's general path to decide; that path costs about 200 instructions for
+ * such a number, this one about 50.
+ */
+static inline bool
+parse_epoch_plain(const char *p, const char *end, enum epoch_unit unit, int64_t *nanos)
+{
+	static const unsigned unit_decimals[] = {
+		[EPOCH_SECONDS] = 9, [EPOCH_MILLISECONDS] = 6, [EPOCH_MICROSECONDS] = 3,
+		[EPOCH_NANOSECONDS] = 0,
+	};
+	static const uint64_t powers[] = {
+		1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000, 1000000000
+	};
+	const char *start = p, *decimals;
+	uint64_t whole = 0, fraction = 0, total;
+	unsigned digit;
+
+#if SWAR_LITTLE_ENDIAN
+	/* Eight digits at a time while there are eight (swar.h): an epoch has ten. */
+	while (end - p >= 8) {
+		uint64_t word = load_u64((const unsigned char *)p) ^ SWAR_ZEROS;
+
+		if (swar_nondigits(word) != 0)
+			break;
+		whole = whole * 100000000 + swar_digits_value(word);
+		p += 8;
+	}
+#endif
+	while (p < end && (digit = (unsigned)(*p - '0')) < 10) {
+		whole = whole * 10 + digit;
+		p++;
+	}
+	if (p == start || p - start > 18)
+		return false;
+	if (p < end && *p == '.') {
+		decimals = ++p;
+		while (p < end && (digit = (unsigned)(*p - '0')) < 10) {
+			fraction = fraction * 10 + digit;
+			p++;
+		}
+		if ((size_t)(p - decimals) > unit_decimals[unit])
+			return false;
+		fraction *= powers[unit_decimals[unit] - (size_t)(p - decimals)];
+	}
+	if (p != end || __builtin_mul_overflow(whole, nanos_per_epoch_unit[unit], &total) ||
+	    __builtin_add_overflow(total, fraction, &total) || total > INT64_MAX)
+		return false;
+	*nanos = (int64_t)total;
+	return true;
+}
+
 static bool
 parse_epoch(const char *p, const char *end, enum epoch_unit unit, int64_t *nanos)
 {
@@ -415,6 +472,8 @@ parse_epoch(const char *p, const char *end, enum epoch_unit unit, int64_t *nanos
 	const char *fraction_digits;
 	size_t fraction_count;
 
+	if (parse_epoch_plain(p, end, unit, nanos))
+		return true;
 	if (p < end && (*p == '+' || *p == '-'))
 		negative = *p++ == '-';
 	if (!scan_unsigned_decimal(&p, end, &whole, &fraction_digits, &fraction_count) ||
@@ -475,15 +534,11 @@ parse_clf(const char *p, const char *end, int64_t *nanos)
 	return nanos_from_seconds(seconds - offset_seconds, fraction, nanos);
 }
 
-bool
-parse_timestamp(const char *text, size_t len, enum epoch_unit unit, int64_t *nanos)
+/* parse_timestamp of text without blanks around it, p to end. */
+static bool
+parse_trimmed(const char *p, const char *end, enum epoch_unit unit, int64_t *nanos)
 {
-	const char *p = text, *end = text + len;
-
-	if ((unsigned)unit > EPOCH_NANOSECONDS)
-		return false;
-	trim_blanks(&p, &end);
-	if (p == end)
+	if ((unsigned)unit > EPOCH_NANOSECONDS || p == end)
 		return false;
 	/* The first bytes tell the forms apart: "[" or "dd/" is CLF, "dddd-" is ISO. */
 	if (*p == '[' || (end - p > 2 && p[2] == '/'))
@@ -491,6 +546,15 @@ parse_timestamp(const char *text, size_t len, enum epoch_unit unit, int64_t *nan
 	if (end - p > 4 && p[4] == '-')
 		return parse_iso(p, end, nanos);
 	return parse_epoch(p, end, unit, nanos);
+}
+
+bool
+parse_timestamp(const char *text, size_t len, enum epoch_unit unit, int64_t *nanos)
+{
+	const char *p = text, *end = text + len;
+
+	trim_blanks(&p, &end);
+	return parse_trimmed(p, end, unit, nanos);
 }
 
 /*
@@ -662,13 +726,14 @@ bool
 parse_timestamp_fields(const char *a, size_t alen, const char *b, size_t blen,
     enum epoch_unit unit, int64_t *nanos, size_t *fields_taken)
 {
-	const char *p = a, *end = a + alen;
+	const char *start = a, *end = a + alen, *p;
 
 	*fields_taken = 1;
+	trim_blanks(&start, &end);
+	p = start;
 	if (b != NULL) {
 		const char *b_end = b + blen;
 
-		trim_blanks(&p, &end);
 		/* A date alone is 10 bytes, "-" at byte 4: an epoch number is told at once. */
 		if (end - p == 10 && p[4] == '-') {
 			int64_t days;
@@ -699,7 +764,7 @@ parse_timestamp_fields(const char *a, size_t alen, const char *b, size_t blen,
 			}
 		}
 	}
-	return parse_timestamp(a, alen, unit, nanos);
+	return parse_trimmed(start, end, unit, nanos);
 }
 
 bool

@@ -18,6 +18,10 @@ window_set_init(struct window_set *set, const struct agg_spec *specs, size_t cou
 	for (size_t i = 0; i < count; i++)
 		set->aggs[i] = NULL;
 	set->agg_count = count;
+	if (mem_array_size(count, sizeof(*set->held), &bytes) != 0 ||
+	    (set->held = mem_realloc(NULL, bytes ? bytes : 1)) == NULL)
+		return -1;
+	memset(set->held, 0, bytes);
 	for (size_t i = 0; i < count; i++) {
 		if ((set->aggs[i] = specs[i].kind->create(specs[i].kind, &specs[i].params)) == NULL)
 			return -1;
@@ -35,15 +39,10 @@ window_set_free(struct window_set *set)
 			if (set->aggs[i] != NULL)
 				set->aggs[i]->kind->destroy(set->aggs[i]);
 	mem_free(set->aggs);
+	mem_free(set->held);
 	ring_free(&set->times);
 	set->aggs = NULL;
-}
-
-/* The timestamp of the record that is the nth newest kept (1: the newest). */
-static int64_t
-nth_newest_time(const struct window_set *set, uint64_t n)
-{
-	return *RING_AT(&set->times, int64_t, set->times.tail - n);
+	set->held = NULL;
 }
 
 /* Appends t to the ring of timestamps.  Returns 0, or -1 when memory is short. */
@@ -58,54 +57,73 @@ push_time(struct window_set *set, int64_t t)
 	return 0;
 }
 
-int
-window_set_push(struct window_set *set, const struct agg_spec *specs, int64_t t,
-    const struct agg_value *const *values, struct agg_result *results)
+size_t
+window_set_move(struct window_set *set, const struct agg_spec *specs,
+    const struct window_steps *w)
 {
-	uint64_t kept = 0;
+	uint32_t evict[WINDOW_STEPS_MAX];
+	uint64_t position = set->times.tail, kept = 0;
+	struct agg_move m = { .index = w->index, .times = w->times, .want = w->want };
+	size_t done = w->n;
 
+	if (set->has_time_windows)
+		for (size_t j = 0; j < w->n; j++)
+			if (push_time(set, w->times[w->index != NULL ? w->index[j] : j]) != 0) {
+				done = j;
+				break;
+			}
 	for (size_t i = 0; i < set->agg_count; i++) {
-		struct agg *agg = set->aggs[i];
-		const struct agg_kind *kind = agg->kind;
 		int64_t duration = specs[i].window.nanos;
-		uint64_t size;
+		size_t moved;
 
-		if (duration == 0) {
-			/* A row window. */
-			if (agg_slide(agg, specs[i].window.rows, values[i],
-			    results != NULL ? &results[i] : NULL) != 0)
-				return -1;
-			continue;
+		m.n = done;
+		m.values = w->values[i];
+		m.results = w->results[i];
+		m.rows = specs[i].window.rows;
+		m.evict = NULL;
+		if (duration > 0) {
+			uint64_t held = set->held[i];
+
+			/*
+			 * Step j's record evicts every value whose timestamp t' satisfies
+			 * t' <= t - D, written t - t' >= D: timestamps never go back, and the
+			 * unsigned difference cannot overflow.
+			 */
+			for (size_t j = 0; j < done; j++) {
+				uint64_t t = (uint64_t)w->times[w->index != NULL ? w->index[j] : j];
+				uint32_t e = 0;
+
+				while (held > 0 && t - (uint64_t)*RING_AT(&set->times, int64_t,
+				    position + j - held) >= (uint64_t)duration) {
+					held--;
+					e++;
+				}
+				evict[j] = e;
+				held++;
+			}
+			set->held[i] = held;
+			if (held > kept)
+				kept = held;
+			m.evict = evict;
 		}
-		/*
-		 * t' <= t - D, written as t - t' >= D: timestamps never go back, and the
-		 * unsigned difference cannot overflow.
-		 */
-		size = kind->size(agg);
-		while (size > 0 &&
-		    (uint64_t)t - (uint64_t)nth_newest_time(set, size) >= (uint64_t)duration) {
-			kind->pop(agg);
-			size--;
-		}
-		if (size + 1 > kept)
-			kept = size + 1;
-		if (kind->push(agg, values[i]) != 0)
-			return -1;
-		if (results != NULL)
-			kind->result(agg, &results[i]);
+		if ((moved = set->aggs[i]->kind->move(set->aggs[i], &m)) < done)
+			done = moved;
 	}
 	if (set->has_time_windows) {
-		if (push_time(set, t) != 0)
-			return -1;
 		/* Keep only the timestamps that some time window still holds. */
 		set->times.head = set->times.tail - kept;
 	}
-	return 0;
+	return done;
 }
 
 void
-window_set_results(struct window_set *set, struct agg_result *results)
+window_set_results(struct window_set *set, struct agg_result *const *results, size_t k)
 {
-	for (size_t i = 0; i < set->agg_count; i++)
-		set->aggs[i]->kind->result(set->aggs[i], &results[i]);
+	uint8_t index = (uint8_t)k;
+	struct agg_move m = { .n = 1, .index = &index };
+
+	for (size_t i = 0; i < set->agg_count; i++) {
+		m.results = results[i];
+		(void)set->aggs[i]->kind->move(set->aggs[i], &m);
+	}
 }

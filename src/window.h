@@ -23,6 +23,7 @@
 struct window_set {
 	struct agg **aggs;		/* one per spec */
 	size_t agg_count;
+	uint64_t *held;			/* per spec: the records its time window holds */
 	struct ring times;		/* the timestamps (int64_t) of the last records */
 	bool has_time_windows;
 };
@@ -35,16 +36,36 @@ int window_set_init(struct window_set *set, const struct agg_spec *specs, size_t
 
 void window_set_free(struct window_set *set);
 
-/*
- * Moves every window one record on: evicts what leaves (by count, or by time for a
- * record at time t), then pushes values[i] to aggregate i and, when results is not
- * NULL, stores aggregate i's new result in results[i].  Returns 0, or -1 when memory
- * is short (the windows may then hold different numbers of records).
- */
-int window_set_push(struct window_set *set, const struct agg_spec *specs, int64_t t,
-    const struct agg_value *const *values, struct agg_result *results);
+/* The steps one call moves a key's windows by, at most WINDOW_STEPS_MAX. */
+#define WINDOW_STEPS_MAX 128
 
-/* Stores every aggregate's result in results[i], without moving the windows. */
-void window_set_results(struct window_set *set, struct agg_result *results);
+/*
+ * What a key's windows move over: n records of a batch, the records index[0] to
+ * index[n-1] (index NULL: 0 to n-1), in that order.  Record r has the timestamp
+ * times[r] (read when some window is a time window) and, for spec i, the value
+ * values[i][r]; when want is NULL or want[r] is set, aggregate i's result after it
+ * goes to results[i][r].
+ */
+struct window_steps {
+	size_t n;
+	const uint8_t *index;
+	const int64_t *times;
+	const struct agg_value *const *values;
+	const unsigned char *want;
+	struct agg_result *const *results;
+};
+
+/*
+ * Moves every window over the records of w: before a record's value enters, each
+ * window evicts what leaves (its oldest record when a row window is full; every record
+ * whose timestamp t' satisfies t' <= t - D in a time window of duration D, t being the
+ * record's).  Returns w->n, or the number of records after which memory ran short
+ * (the windows may then hold different numbers of records).
+ */
+size_t window_set_move(struct window_set *set, const struct agg_spec *specs,
+    const struct window_steps *w);
+
+/* Stores every aggregate's result in results[i][k], without moving the windows. */
+void window_set_results(struct window_set *set, struct agg_result *const *results, size_t k);
 
 #endif /* SWAG_WINDOW_H */

@@ -7,8 +7,9 @@
  *     cc -std=c11 -D_GNU_SOURCE -O2 -Isrc -o /tmp/bench_minmax tests/bench/bench_minmax.c \
  *         src/agg_minmax.c src/agg_monoid.c src/ring.c src/mem.c -lm && /tmp/bench_minmax
  *
- * A step is what a full row window does per record: slide() pops the oldest value,
- * pushes the new one and gives the result.  Three inputs, each from a fixed seed:
+ * A step is what a full row window does per record: a move() of one step (agg.h; the
+ * agg_step_slide of tests/agg_steps.h) pops the oldest value, pushes the new one and
+ * gives the result.  Three inputs, each from a fixed seed:
  * "random", uniform doubles (the common case: the deque holds a few values); "monotonic",
  * falling values for max (every value stays a candidate: the deque holds the whole
  * window); "sawtooth", runs that fall for a window's length and then jump above all of
@@ -27,6 +28,7 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "../agg_steps.h"
 #include "agg.h"
 
 #define VALUE_COUNT (1u << 21)
@@ -109,11 +111,11 @@ make_input(enum input input, uint64_t w)
 	}
 }
 
-/* One step of a full window of w values: slide and read the result. */
+/* One step of a full window of w values: move it on by one and read the result. */
 static inline void
 step(struct agg *agg, uint64_t w, uint64_t i, struct agg_result *result)
 {
-	if (agg->kind->slide(agg, w, &values[i % VALUE_COUNT], result) != 0)
+	if (agg_step_slide(agg, w, &values[i % VALUE_COUNT], result) != 0)
 		fail("out of memory");
 	sink = result->number;
 }

@@ -1,6 +1,7 @@
 /*
  * bench_mode: the mode window in nanoseconds per step (pop the oldest, push the
- * newest, read the result), at windows 10, 1,000 and 100,000.
+ * newest, read the result: one move() of one step of a full row window, the
+ * agg_step_slide of tests/agg_steps.h), at windows 10, 1,000 and 100,000.
  *
  *   cc -std=c11 -D_GNU_SOURCE -O2 -Isrc -o /tmp/bench_mode tests/bench/bench_mode.c \
  *       src/agg_mode.c src/hash.c src/hashtable.c src/numparse.c src/ring.c src/mem.c -lm \
@@ -23,6 +24,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "../agg_steps.h"
 #include "agg.h"
 #include "agg_mode.h"
 
@@ -120,17 +122,15 @@ time_run(const struct stream *s, size_t window, size_t *checksum)
 	for (size_t i = 0; i < window; i++) {
 		value.text = s->text + s->start[i];
 		value.text_len = s->len[i];
-		if (agg_mode.push(agg, &value) != 0)
+		if (agg_step_push(agg, &value) != 0)
 			exit(3);
 	}
 	start = now_ns();
 	for (size_t i = window; i < FIELD_COUNT; i++) {
-		agg_mode.pop(agg);
 		value.text = s->text + s->start[i];
 		value.text_len = s->len[i];
-		if (agg_mode.push(agg, &value) != 0)
+		if (agg_step_slide(agg, window, &value, &result) != 0)
 			exit(3);
-		agg_mode.result(agg, &result);
 		*checksum += result.text_len;
 	}
 	start = (now_ns() - start) / (double)(FIELD_COUNT - window);

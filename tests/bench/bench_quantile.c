@@ -9,23 +9,29 @@
  *         tests/bench/bench_quantile.c tests/bench/quantile_sorted.c src/agg_quantile.c \
  *         src/ring.c src/mem.c -lm && /tmp/bench_quantile
  *
- * A step is what a full row window does per record: pop the oldest value, push the new
- * one, ask for the result (the path of time windows), or one agg_slide() (what the
- * pipeline does for row windows; "slide" rows).  The values are uniform random doubles
- * from a fixed seed.  Each figure is the best of three runs of at least 0.2 s, in
- * nanoseconds per step.  The last rows weigh sharing: three percentiles (p50, p90,
- * p99) of one column from three heaps, against one sorted array asked three times,
- * and what quantile_share_pays()'s cost model says of it.  Before timing, the two
- * structures are run side by side and must give the same results.
+ * A step is what a full row window does per record, through the kind's move() (agg.h;
+ * the one-step moves of tests/agg_steps.h): pop the oldest value, push the new one and
+ * ask for the result, three moves (the pop left pending for the push, as when a time
+ * window evicts at one step and takes a value at another); or one move of one step
+ * that evicts the oldest and takes the new one ("slide" rows: the replacement in
+ * place); or a move of 256 such steps ("move" rows: what the pipeline does for a batch
+ * of records in a row window).  The values are uniform random doubles from a fixed
+ * seed.  Each figure is the best of three runs of at least 0.2 s, in nanoseconds per
+ * step.  The last rows weigh sharing: three percentiles (p50, p90, p99) of one column
+ * from three heaps, against one sorted array asked three times, and what
+ * quantile_share_pays()'s cost model says of it.  Before timing, the two structures
+ * are run side by side (the heap in moves of 1 to 64 steps, the sorted array one step
+ * at a time) and must give the same results.
  *
  * Instructions per step, which machine load does not move: run one window of W values
  * for percentile Q for a fixed number N of steps (heap: pop + push + result; slide:
- * agg_slide(); sorted: the sorted array's pop + push + result) under callgrind, for
- * two N, and divide the difference by the difference in N (the fill and the setup
- * cancel out); agg_quantile.c's figures leave out the driver's functions (main,
- * measure, step), about 80 instructions a step, as callgrind_annotate lists them:
+ * one step; move: steps 256 at a time; sorted: the sorted array's pop + push + result)
+ * under callgrind, for two N, and divide the difference by the difference in N (the
+ * fill and the setup cancel out); agg_quantile.c's figures leave out the driver's
+ * functions (main, measure, step), about 80 instructions a step, as callgrind_annotate
+ * lists them:
  *
- *     valgrind --tool=callgrind /tmp/bench_quantile --steps N heap|sorted|slide Q W
+ *     valgrind --tool=callgrind /tmp/bench_quantile --steps N heap|sorted|slide|move Q W
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -33,6 +39,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "../agg_steps.h"
 #include "agg_quantile.h"
 #include "quantile_sorted.h"
 
@@ -75,32 +82,40 @@ fail(const char *what)
 	exit(1);
 }
 
+/* How measure() steps its windows. */
+enum path {
+	SLIDE = -1,		/* one move of one step: evict the oldest, push, result */
+	POP_PUSH_RESULT = 0,	/* three moves: evict, push, result */
+	SHARED = 1,		/* the same on one sorted array asked every percentile */
+	MOVE = 2		/* moves of CHUNK_STEPS steps, as the pipeline's batches */
+};
+
 /* One step of the windows aggs[0..agg_count) by value v; returns the sum of results. */
 static double
-step(const struct agg_kind *kind, struct agg **aggs, size_t agg_count, uint64_t window,
-    const double *qs, size_t count, int shared, const struct agg_value *v)
+step(struct agg **aggs, size_t agg_count, uint64_t window, const double *qs, size_t count,
+    enum path path, const struct agg_value *v)
 {
 	double total = 0;
 
 	for (size_t a = 0; a < agg_count; a++) {
 		struct agg_result r;
 
-		if (shared < 0) {
-			if (agg_slide(aggs[a], window, v, &r) != 0)
+		if (path == SLIDE) {
+			if (agg_step_slide(aggs[a], window, v, &r) != 0)
 				fail("out of memory");
 			total += r.number;
 			continue;
 		}
-		kind->pop(aggs[a]);
-		if (kind->push(aggs[a], v) != 0)
+		agg_step_evict(aggs[a], 1);
+		if (agg_step_push(aggs[a], v) != 0)
 			fail("out of memory");
-		if (shared) {
+		if (path == SHARED) {
 			for (size_t q = 0; q < count; q++) {
 				quantile_sorted_result(aggs[a], qs[q], &r);
 				total += r.number;
 			}
 		} else {
-			kind->result(aggs[a], &r);
+			agg_step_result(aggs[a], &r);
 			total += r.number;
 		}
 	}
@@ -108,18 +123,47 @@ step(const struct agg_kind *kind, struct agg **aggs, size_t agg_count, uint64_t 
 }
 
 /*
+ * CHUNK_STEPS steps of the windows aggs[0..agg_count), values from values[next...], in
+ * one move each (path MOVE) or step by step; returns the sum of results.
+ */
+static double
+chunk(struct agg **aggs, size_t agg_count, uint64_t window, const double *qs, size_t count,
+    enum path path, uint64_t next)
+{
+	struct agg_value v[CHUNK_STEPS];
+	struct agg_result r[CHUNK_STEPS];
+	double total = 0;
+
+	for (int s = 0; s < CHUNK_STEPS; s++)
+		v[s] = (struct agg_value){ .has_text = 1, .has_number = 1,
+		    .number = values[(next + (uint64_t)s) & (VALUE_COUNT - 1)] };
+	if (path != MOVE) {
+		for (int s = 0; s < CHUNK_STEPS; s++)
+			total += step(aggs, agg_count, window, qs, count, path, &v[s]);
+		return total;
+	}
+	for (size_t a = 0; a < agg_count; a++) {
+		if (agg_step_slide_many(aggs[a], window, v, CHUNK_STEPS, r) != CHUNK_STEPS)
+			fail("out of memory");
+		for (int s = 0; s < CHUNK_STEPS; s++)
+			total += r[s].number;
+	}
+	return total;
+}
+
+/*
  * Returns the best nanoseconds per step of count windows of kind, one per percentile
- * in qs, each window holding window values, all fed the same records; when shared is
- * positive there is one window asked for every percentile instead, and when it is
- * negative each step is an agg_slide().  With fixed_steps not 0, runs that many steps
- * once instead, for callgrind, and returns 0.
+ * in qs, each window holding window values, all fed the same records, stepped as path
+ * says (with SHARED there is one window asked for every percentile instead).  With
+ * fixed_steps not 0, runs that many steps (rounded up to whole chunks) once instead,
+ * for callgrind, and returns 0.
  */
 static double
 measure(const struct agg_kind *kind, uint64_t window, const double *qs, size_t count,
-    int shared, uint64_t fixed_steps)
+    enum path path, uint64_t fixed_steps)
 {
 	struct agg *aggs[8];
-	size_t agg_count = shared > 0 ? 1 : count;
+	size_t agg_count = path == SHARED ? 1 : count;
 	double best = 1e300;
 	uint64_t next = 0;
 
@@ -135,18 +179,14 @@ measure(const struct agg_kind *kind, uint64_t window, const double *qs, size_t c
 			struct agg_value v = { .has_text = 1, .has_number = 1,
 			    .number = values[next & (VALUE_COUNT - 1)] };
 
-			if (kind->push(aggs[a], &v) != 0)
+			if (agg_step_push(aggs[a], &v) != 0)
 				fail("out of memory");
 		}
 	if (fixed_steps != 0) {
 		double total = 0;
 
-		for (uint64_t s = 0; s < fixed_steps; s++, next++) {
-			struct agg_value v = { .has_text = 1, .has_number = 1,
-			    .number = values[next & (VALUE_COUNT - 1)] };
-
-			total += step(kind, aggs, agg_count, window, qs, count, shared, &v);
-		}
+		for (uint64_t s = 0; s < fixed_steps; s += CHUNK_STEPS, next += CHUNK_STEPS)
+			total += chunk(aggs, agg_count, window, qs, count, path, next);
 		sink = total;
 		best = 0;
 	}
@@ -156,12 +196,8 @@ measure(const struct agg_kind *kind, uint64_t window, const double *qs, size_t c
 		double total = 0;
 
 		do {
-			for (int s = 0; s < CHUNK_STEPS; s++, next++) {
-				struct agg_value v = { .has_text = 1, .has_number = 1,
-				    .number = values[next & (VALUE_COUNT - 1)] };
-
-				total += step(kind, aggs, agg_count, window, qs, count, shared, &v);
-			}
+			total += chunk(aggs, agg_count, window, qs, count, path, next);
+			next += CHUNK_STEPS;
 			steps += CHUNK_STEPS;
 			elapsed = seconds_now() - start;
 		} while (elapsed < MIN_RUN_SECONDS);
@@ -177,7 +213,8 @@ measure(const struct agg_kind *kind, uint64_t window, const double *qs, size_t c
 /*
  * Runs a heap and a sorted array for percentile q over windows of window values side
  * by side for steps records and exits when a result differs: the baseline must answer
- * what the heap answers.
+ * what the heap answers.  The heap moves 1 to 64 records at a time, as the pipeline
+ * moves it, the sorted array one record at a time.
  */
 static void
 check_agreement(double q, uint64_t window, uint64_t steps)
@@ -185,20 +222,30 @@ check_agreement(double q, uint64_t window, uint64_t steps)
 	struct agg_params params = { .min_count = 1, .percentile = q };
 	struct agg *heap = agg_quantile.create(&agg_quantile, &params);
 	struct agg *sorted = quantile_sorted.create(&quantile_sorted, &params);
+	uint64_t state = window;
 
 	if (heap == NULL || sorted == NULL)
 		fail("out of memory");
-	for (uint64_t s = 0; s < steps; s++) {
-		struct agg_value v = { .has_text = 1, .has_number = 1,
-		    .number = values[s & (VALUE_COUNT - 1)] };
-		struct agg_result a, b;
+	for (uint64_t s = 0; s < steps;) {
+		struct agg_value v[64];
+		struct agg_result a[64], b;
+		size_t n = 1 + next_random(&state) % 64;
 
-		if (agg_slide(heap, window, &v, &a) != 0 || agg_slide(sorted, window, &v, &b) != 0)
+		for (size_t k = 0; k < n; k++)
+			v[k] = (struct agg_value){ .has_text = 1, .has_number = 1,
+			    .number = values[(s + k) & (VALUE_COUNT - 1)] };
+		if (agg_step_slide_many(heap, window, v, n, a) != n)
 			fail("out of memory");
-		if (a.kind != b.kind || (a.kind == AGG_RESULT_NUMBER && a.number != b.number)) {
-			fprintf(stderr, "bench_quantile: q=%g w=%llu step %llu: heap %.17g, sorted %.17g\n",
-			    q, (unsigned long long)window, (unsigned long long)s, a.number, b.number);
-			exit(1);
+		for (size_t k = 0; k < n; k++, s++) {
+			if (agg_step_slide(sorted, window, &v[k], &b) != 0)
+				fail("out of memory");
+			if (a[k].kind != b.kind ||
+			    (b.kind == AGG_RESULT_NUMBER && a[k].number != b.number)) {
+				fprintf(stderr, "bench_quantile: q=%g w=%llu step %llu: heap %.17g, "
+				    "sorted %.17g\n", q, (unsigned long long)window,
+				    (unsigned long long)s, a[k].number, b.number);
+				exit(1);
+			}
 		}
 	}
 	agg_quantile.destroy(heap);
@@ -208,11 +255,11 @@ check_agreement(double q, uint64_t window, uint64_t steps)
 /* Prints one row: a structure's ns per step at each window size. */
 static void
 print_row(const char *label, const struct agg_kind *kind, const double *qs, size_t count,
-    int shared)
+    enum path path)
 {
 	printf("%-34s", label);
 	for (size_t i = 0; i < WINDOW_COUNT; i++) {
-		printf(" %10.1f", measure(kind, window_sizes[i], qs, count, shared, 0));
+		printf(" %10.1f", measure(kind, window_sizes[i], qs, count, path, 0));
 		fflush(stdout);
 	}
 	printf("\n");
@@ -228,32 +275,35 @@ main(int argc, char **argv)
 		values[i] = (double)(next_random(&state) >> 11) * 0x1p-53 * 1e6;
 	if (argc == 6 && strcmp(argv[1], "--steps") == 0) {
 		double q = atof(argv[4]);
-		int slide = strcmp(argv[3], "slide") == 0;
+		enum path path = strcmp(argv[3], "slide") == 0 ? SLIDE :
+		    strcmp(argv[3], "move") == 0 ? MOVE : POP_PUSH_RESULT;
 		const struct agg_kind *kind = strcmp(argv[3], "sorted") == 0 ?
 		    &quantile_sorted : &agg_quantile;
 
-		measure(kind, strtoull(argv[5], NULL, 10), &q, 1, slide ? -1 : 0,
+		measure(kind, strtoull(argv[5], NULL, 10), &q, 1, path,
 		    strtoull(argv[2], NULL, 10));
 		return 0;
 	}
 	if (argc != 1) {
-		fprintf(stderr, "usage: bench_quantile [--steps N heap|sorted|slide Q W]\n");
+		fprintf(stderr, "usage: bench_quantile [--steps N heap|sorted|slide|move Q W]\n");
 		return 2;
 	}
 	for (size_t i = 0; i < WINDOW_COUNT; i++) {
 		check_agreement(0.5, window_sizes[i], 3 * window_sizes[i] + 10000);
 		check_agreement(0.99, window_sizes[i], 3 * window_sizes[i] + 10000);
 	}
-	printf("ns per step (pop + push + result)  %10s %10s %10s\n", "w=10", "w=1000",
+	printf("ns per step                         %10s %10s %10s\n", "w=10", "w=1000",
 	    "w=100000");
-	print_row("median, heap, slide", &agg_quantile, median, 1, -1);
-	print_row("median, heap", &agg_quantile, median, 1, 0);
-	print_row("median, sorted array", &quantile_sorted, median, 1, 0);
-	print_row("p99, heap, slide", &agg_quantile, p99, 1, -1);
-	print_row("p99, heap", &agg_quantile, p99, 1, 0);
-	print_row("p99, sorted array", &quantile_sorted, p99, 1, 0);
-	print_row("p50+p90+p99, three heaps", &agg_quantile, three, 3, 0);
-	print_row("p50+p90+p99, one sorted array", &quantile_sorted, three, 3, 1);
+	print_row("median, heap, move", &agg_quantile, median, 1, MOVE);
+	print_row("median, heap, slide", &agg_quantile, median, 1, SLIDE);
+	print_row("median, heap", &agg_quantile, median, 1, POP_PUSH_RESULT);
+	print_row("median, sorted array", &quantile_sorted, median, 1, POP_PUSH_RESULT);
+	print_row("p99, heap, move", &agg_quantile, p99, 1, MOVE);
+	print_row("p99, heap, slide", &agg_quantile, p99, 1, SLIDE);
+	print_row("p99, heap", &agg_quantile, p99, 1, POP_PUSH_RESULT);
+	print_row("p99, sorted array", &quantile_sorted, p99, 1, POP_PUSH_RESULT);
+	print_row("p50+p90+p99, three heaps", &agg_quantile, three, 3, POP_PUSH_RESULT);
+	print_row("p50+p90+p99, one sorted array", &quantile_sorted, three, 3, SHARED);
 	printf("%-34s", "sharing pays (the cost model)");
 	for (size_t i = 0; i < WINDOW_COUNT; i++)
 		printf(" %10s", quantile_share_pays(window_sizes[i], 3) ? "yes" : "no");

@@ -202,7 +202,7 @@ sorted_push(struct agg *agg, const struct agg_value *value)
 /*
  * Removes the oldest slot and its value, if any.  The window must not be empty.  The
  * removal of a number waits for the next operation, so that a full window's pop and
- * push become one replacement.
+ * push (one step of a move, or two moves) become one replacement.
  */
 static void
 sorted_pop(struct agg *agg)
@@ -284,7 +284,17 @@ quantile_share_pays(uint64_t window_slots, size_t k)
 	return (double)k * heap_ns > sorted_ns;
 }
 
+/* The window moved as agg.h says, on agg_move_steps with the functions above. */
+static size_t
+sorted_move(struct agg *agg, const struct agg_move *move)
+{
+	return agg_move_steps(agg, move, sorted_size, sorted_pop, sorted_push, sorted_result);
+}
+
 const struct agg_kind quantile_sorted = {
-	"pN", AGG_INPUT_NUMBER, sorted_create, sorted_destroy, sorted_push, sorted_pop,
-	sorted_result, sorted_size, NULL, NULL, false
+	.name = "pN",
+	.input = AGG_INPUT_NUMBER,
+	.create = sorted_create,
+	.destroy = sorted_destroy,
+	.move = sorted_move,
 };

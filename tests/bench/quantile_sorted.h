@@ -18,7 +18,7 @@
 
 #include "agg.h"
 
-/* The window as an aggregate kind: its result() gives params->percentile. */
+/* The window as an aggregate kind: the results its move() stores are params->percentile. */
 extern const struct agg_kind quantile_sorted;
 
 /*

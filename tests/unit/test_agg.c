@@ -1,7 +1,11 @@
 /*
  * test_agg.c: every monoid aggregate against a naive recomputation of each window,
  * over random push/pop sequences with missing values, duplicates, NaN and ±inf,
- * and windows that grow and shrink.
+ * and windows that grow and shrink; their move() one step at a time and in batches,
+ * as row windows, time windows, with index lists and want arrays; and the contract of
+ * move() (agg.h) for every kind, the monoids, median, p99, mode and distinct (the
+ * agg_move tests at the end).  A window changes only through move(): the one-step
+ * moves of tests/agg_steps.h drive it value by value.
  *
  * The references are computed in binary128 (__float128, 113-bit significand) from
  * the window's values.  The tolerances are the error bounds of the methods:
@@ -21,13 +25,20 @@
  * either (issue 11: nothing may overflow on the way to a result that fits).
  */
 #include <criterion/criterion.h>
+#include <criterion/parameterized.h>
 #include <float.h>
 #include <inttypes.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "../agg_steps.h"
 #include "agg.h"
+#include "agg_distinct.h"
+#include "agg_mode.h"
+#include "agg_quantile.h"
+#include "numparse.h"
 
 #define U (DBL_EPSILON / 2)
 #define MAX_WINDOW 300
@@ -38,8 +49,32 @@ struct naive {
 	/* The window, oldest first: present values, NaN for missing ones is not used. */
 	bool present[MAX_WINDOW];
 	double value[MAX_WINDOW];
+	int64_t time[MAX_WINDOW];	/* each value's timestamp, for time windows */
 	size_t n;
 };
+
+/* Evicts the k oldest values of the naive window. */
+static void
+naive_evict(struct naive *w, size_t k)
+{
+	cr_assert_leq(k, w->n);
+	memmove(w->present, w->present + k, (w->n - k) * sizeof(w->present[0]));
+	memmove(w->value, w->value + k, (w->n - k) * sizeof(w->value[0]));
+	memmove(w->time, w->time + k, (w->n - k) * sizeof(w->time[0]));
+	w->n -= k;
+}
+
+/* Appends a record's value to the naive window, as kind sees it, at time t. */
+static void
+naive_push(struct naive *w, const struct agg_kind *kind, const struct agg_value *v,
+    int64_t t)
+{
+	cr_assert_lt(w->n, MAX_WINDOW);
+	w->present[w->n] = kind->input == AGG_INPUT_TEXT ? v->has_text : v->has_number;
+	w->value[w->n] = v->number;
+	w->time[w->n] = t;
+	w->n++;
+}
 
 static quad
 quad_abs(quad x)
@@ -202,11 +237,32 @@ tolerance(const struct agg_kind *kind, const struct naive *w, quad expected)
 	return 0;
 }
 
+/*
+ * What a result must be: the naive result, the exact value it rounds, the error bound
+ * over the window it came from and that window's size (for messages).
+ */
+struct expected {
+	struct agg_result want;
+	quad exact;
+	double tolerance;
+	size_t n;
+};
+
 static void
-check_result(const struct agg_kind *kind, const struct naive *w, const struct agg_result *got,
-    const struct agg_result *want, quad exact, int step)
+expect_of(const struct agg_kind *kind, const struct naive *w, uint64_t min_count,
+    struct expected *e)
 {
-	quad magnitude = quad_abs(exact);
+	naive_result(kind, w, min_count, &e->want, &e->exact);
+	e->tolerance = e->want.kind == AGG_RESULT_NUMBER ? tolerance(kind, w, e->exact) : 0;
+	e->n = w->n;
+}
+
+static void
+check_expected(const struct agg_kind *kind, const struct agg_result *got,
+    const struct expected *e, int step)
+{
+	const struct agg_result *want = &e->want;
+	quad exact = e->exact, magnitude = quad_abs(exact);
 	double infinity = exact < 0 ? -INFINITY : INFINITY;
 
 	cr_assert_eq(got->kind, want->kind, "%s step %d: kind %d, expected %d", kind->name, step,
@@ -236,10 +292,21 @@ check_result(const struct agg_kind *kind, const struct naive *w, const struct ag
 	if (magnitude > (quad)DBL_MAX / 2 && got->number == infinity)
 		return;
 	cr_assert(isfinite(got->number), "%s step %d: %.17g, expected %.17g (window %zu)",
-	    kind->name, step, got->number, want->number, w->n);
-	cr_assert_leq((double)quad_abs(got->number - exact), tolerance(kind, w, exact),
+	    kind->name, step, got->number, want->number, e->n);
+	cr_assert_leq((double)quad_abs(got->number - exact), e->tolerance,
 	    "%s step %d: %.17g, expected %.17g (window %zu)", kind->name, step, got->number,
-	    want->number, w->n);
+	    want->number, e->n);
+}
+
+/* Checks got against kind's naive result over the window w. */
+static void
+check_result(const struct agg_kind *kind, const struct naive *w, uint64_t min_count,
+    const struct agg_result *got, int step)
+{
+	struct expected e;
+
+	expect_of(kind, w, min_count, &e);
+	check_expected(kind, got, &e, step);
 }
 
 /* A random test value: mostly ordinary numbers, some duplicates, a few specials. */
@@ -266,6 +333,8 @@ random_value(unsigned *seed)
 /*
  * Runs random push/pop sequences on kind, the window size drifting between 0 and
  * MAX_WINDOW, checking the result after every operation, with values from value().
+ * A push and a pop are each a move() of one step (agg_steps.h); the test keeps the
+ * window's size itself.
  */
 static void
 random_sequences_of(const struct agg_kind *kind, uint64_t min_count, unsigned seed,
@@ -274,8 +343,7 @@ random_sequences_of(const struct agg_kind *kind, uint64_t min_count, unsigned se
 	struct agg_params params = { .min_count = min_count };
 	struct agg *agg = kind->create(kind, &params);
 	struct naive w = { .n = 0 };
-	struct agg_result got, want;
-	quad exact;
+	struct agg_result got;
 
 	cr_assert_not_null(agg);
 	for (int step = 0; step < 40000; step++) {
@@ -289,20 +357,14 @@ random_sequences_of(const struct agg_kind *kind, uint64_t min_count, unsigned se
 			v.has_text = rand_r(&seed) % 8 != 0;
 			v.has_number = v.has_text && (kind == &agg_count ? rand_r(&seed) % 2 : 1);
 			v.number = v.has_number ? value(&seed) : 0;
-			cr_assert_eq(kind->push(agg, &v), 0);
-			w.present[w.n] = kind == &agg_count ? v.has_text : v.has_number;
-			w.value[w.n] = v.number;
-			w.n++;
+			cr_assert_eq(agg_step_push(agg, &v), 0);
+			naive_push(&w, kind, &v, 0);
 		} else {
-			kind->pop(agg);
-			memmove(w.present, w.present + 1, (w.n - 1) * sizeof(w.present[0]));
-			memmove(w.value, w.value + 1, (w.n - 1) * sizeof(w.value[0]));
-			w.n--;
+			agg_step_evict(agg, 1);
+			naive_evict(&w, 1);
 		}
-		cr_assert_eq(kind->size(agg), w.n);
-		kind->result(agg, &got);
-		naive_result(kind, &w, min_count, &want, &exact);
-		check_result(kind, &w, &got, &want, exact, step);
+		agg_step_result(agg, &got);
+		check_result(kind, &w, min_count, &got, step);
 	}
 	kind->destroy(agg);
 }
@@ -332,83 +394,190 @@ Test(agg, min_count_random)
 	random_sequences(&agg_count, 50, 11);	/* count ignores -m */
 }
 
+/* How move_against_naive moves its window. */
+enum how {
+	ONE_BY_ONE,		/* a move of one step per record, rows set (as agg_slide did) */
+	ROW_BATCHES,		/* moves of 1 to 64 steps, rows set: the pipeline's row windows */
+	TIME_BATCHES,		/* the same with evict arrays: a time window */
+	INDEXED_BATCHES		/* index lists (as -g gives) and want arrays (as -s does) */
+};
+
+#define MAX_BATCH 128		/* records of a batch: steps and the records left out */
+#define SENTINEL_BYTE 0x5a	/* fills the results that a move must not store */
+
+static bool
+is_sentinel(const struct agg_result *r)
+{
+	const unsigned char *bytes = (const unsigned char *)r;
+
+	for (size_t i = 0; i < sizeof(*r); i++)
+		if (bytes[i] != SENTINEL_BYTE)
+			return false;
+	return true;
+}
+
 /*
- * Moves a row window of the given size over 3000 values from value(), by slide() one
- * record at a time or, with many, by slide_many() in batches of 1 to 64 (the
- * pipeline's path), checking every result against the naive window.
+ * Fills index[0..n) with n different records of [0, records), ascending (as -g gives a
+ * key's records) or, when shuffled, in any order.
  */
 static void
-slide_against_naive(const struct agg_kind *kind, uint64_t window, unsigned *seed,
-    double (*value)(unsigned *seed), bool many)
+random_index(uint8_t *index, size_t n, size_t records, bool shuffled, unsigned *seed)
+{
+	size_t k = 0;
+
+	cr_assert(n <= records && records <= 256);
+	/* Selection sampling: each record in with the chance of the places left. */
+	for (size_t r = 0; r < records && k < n; r++)
+		if ((size_t)rand_r(seed) % (records - r) < n - k)
+			index[k++] = (uint8_t)r;
+	cr_assert_eq(k, n);
+	if (shuffled)
+		for (size_t i = n - 1; i > 0; i--) {
+			size_t j = (size_t)rand_r(seed) % (i + 1);
+			uint8_t t = index[i];
+
+			index[i] = index[j];
+			index[j] = t;
+		}
+}
+
+/*
+ * Moves a window over 3000 values from value() by move(), as how says, checking every
+ * stored result against the naive window, that no other result is stored, and after
+ * each move the window's result.  A row window holds window records; a time window
+ * (evict arrays) those of the last window time units, the clock advancing by 0, 1 or
+ * now and then more than window a record, so that a step evicts none, one, several
+ * or all values.
+ */
+static void
+move_against_naive(const struct agg_kind *kind, uint64_t window, unsigned *seed,
+    double (*value)(unsigned *seed), enum how how)
 {
 	struct agg_params params = { .min_count = 1 };
 	struct agg *agg = kind->create(kind, &params);
 	struct naive w = { .n = 0 };
+	static struct expected expected[MAX_BATCH];
+	int64_t now = 0;
+	int step = 0;
 
 	cr_assert_not_null(agg);
-	cr_assert_not_null(kind->slide, "%s has no slide()", kind->name);
-	cr_assert(!many || kind->slide_many != NULL, "%s has no slide_many()", kind->name);
-	for (int step = 0; step < 3000;) {
-		struct agg_value v[64];
-		struct agg_result got[64], want;
-		size_t count = many ? 1 + (size_t)rand_r(seed) % 64 : 1;
-		quad exact;
+	while (step < 3000) {
+		struct agg_value v[MAX_BATCH];
+		struct agg_result got[MAX_BATCH], last;
+		uint8_t index[64];
+		unsigned char want[MAX_BATCH];
+		bool stored[MAX_BATCH] = { false };
+		int at[MAX_BATCH];
+		uint32_t evict[64];
+		int64_t times[MAX_BATCH];
+		size_t n = how == ONE_BY_ONE ? 1 : 1 + (size_t)rand_r(seed) % 64, records = n;
+		bool use_index = false, use_want = false, use_evict = how == TIME_BATCHES;
+		struct agg_move m = { .n = n, .results = got };
+		uint64_t rows = window;
 
+		if (how == INDEXED_BATCHES) {
+			use_index = rand_r(seed) % 4 != 0;
+			use_want = rand_r(seed) % 2 == 0;
+			use_evict = rand_r(seed) % 2 == 0;
+			if (use_index)
+				records = n + (size_t)rand_r(seed) % (n + 1);
+		}
 		memset(v, 0, sizeof(v));
-		for (size_t k = 0; k < count; k++) {
-			v[k].has_text = rand_r(seed) % 8 != 0;
-			v[k].has_number = v[k].has_text && (kind == &agg_count ? rand_r(seed) % 2 : 1);
-			v[k].number = v[k].has_number ? value(seed) : 0;
+		memset(got, SENTINEL_BYTE, sizeof(got));
+		for (size_t r = 0; r < records; r++) {
+			v[r].has_text = rand_r(seed) % 8 != 0;
+			v[r].has_number = v[r].has_text && (kind == &agg_count ? rand_r(seed) % 2 : 1);
+			v[r].number = v[r].has_number ? value(seed) : 0;
+			want[r] = !use_want || rand_r(seed) % 3 != 0;
 		}
-		if (many)
-			cr_assert_eq(kind->slide_many(agg, window, v, count, got), count);
-		for (size_t k = 0; k < count; k++, step++) {
-			if (!many)
-				cr_assert_eq(kind->slide(agg, window, &v[k], &got[k]), 0);
-			if (w.n == window) {
-				memmove(w.present, w.present + 1, (w.n - 1) * sizeof(w.present[0]));
-				memmove(w.value, w.value + 1, (w.n - 1) * sizeof(w.value[0]));
-				w.n--;
+		if (use_index)
+			random_index(index, n, records, rand_r(seed) % 3 == 0, seed);
+		/* After a time window's moves, a row window holds at most what it holds now. */
+		if (!use_evict && w.n > rows)
+			rows = w.n;
+		/* The naive window's steps, each result as it must be stored. */
+		for (size_t j = 0; j < n; j++, step++) {
+			size_t r = use_index ? index[j] : j;
+
+			if (use_evict) {
+				int jump = rand_r(seed) % 40;
+				size_t e = 0;
+
+				now += jump == 0 ? (int64_t)window + 1 + rand_r(seed) % 3 :
+				    jump < 8 ? 0 : 1;
+				times[r] = now;
+				while (e < w.n && w.time[e] <= now - (int64_t)window)
+					e++;
+				if (w.n - e == MAX_WINDOW)	/* many records at one time */
+					e++;
+				evict[j] = (uint32_t)e;
+				naive_evict(&w, e);
+			} else if (w.n == rows) {
+				naive_evict(&w, 1);
 			}
-			w.present[w.n] = kind == &agg_count ? v[k].has_text : v[k].has_number;
-			w.value[w.n] = v[k].number;
-			w.n++;
-			naive_result(kind, &w, 1, &want, &exact);
-			check_result(kind, &w, &got[k], &want, exact, step);
+			naive_push(&w, kind, &v[r], now);
+			if (want[r]) {
+				expect_of(kind, &w, 1, &expected[r]);
+				stored[r] = true;
+				at[r] = step;
+			}
 		}
-		cr_assert_eq(kind->size(agg), w.n);
+		m.index = use_index ? index : NULL;
+		m.rows = rows;
+		m.evict = use_evict ? evict : NULL;
+		m.values = v;
+		m.times = use_evict ? times : NULL;
+		m.want = use_want ? want : NULL;
+		cr_assert_eq(kind->move(agg, &m), n, "%s: a move of %zu steps", kind->name, n);
+		for (size_t r = 0; r < records; r++) {
+			if (stored[r])
+				check_expected(kind, &got[r], &expected[r], at[r]);
+			else
+				cr_assert(is_sentinel(&got[r]), "%s step %d: record %zu's result "
+				    "stored, though %s", kind->name, step, r,
+				    want[r] ? "not in the index" : "not wanted");
+		}
+		agg_step_result(agg, &last);
+		check_result(kind, &w, 1, &last, step);
 	}
 	kind->destroy(agg);
 }
 
-static const struct agg_kind *const slide_kinds[] = { &agg_sum, &agg_avg, &agg_count,
+static const struct agg_kind *const monoid_kinds[] = { &agg_sum, &agg_avg, &agg_count,
     &agg_min_deque, &agg_max_deque, &agg_min_twostack, &agg_max_twostack, &agg_var,
     &agg_stddev };
 
 /*
- * slide(), the per-record path of row windows, against the naive window: every kind
- * that has one (the monoids and both engines of min and max), at several window sizes,
+ * move() one record at a time, as a row window (what slide() was), against the naive
+ * window: every monoid kind and both engines of min and max, at several window sizes,
  * with missing values, NaN, infinities and signed zeros.
  */
-Test(agg, slide_matches_naive)
+Test(agg, move_one_step_matches_naive)
 {
 	const uint64_t windows[] = { 1, 2, 7, 100 };
 	unsigned seed = 12;
 
-	for (size_t k = 0; k < sizeof(slide_kinds) / sizeof(slide_kinds[0]); k++)
+	for (size_t k = 0; k < sizeof(monoid_kinds) / sizeof(monoid_kinds[0]); k++)
 		for (size_t j = 0; j < sizeof(windows) / sizeof(windows[0]); j++)
-			slide_against_naive(slide_kinds[k], windows[j], &seed, random_value, false);
+			move_against_naive(monoid_kinds[k], windows[j], &seed, random_value,
+			    ONE_BY_ONE);
 }
 
-/* The same through slide_many(), which the pipeline calls for a batch of records. */
-Test(agg, slide_many_matches_naive)
+/*
+ * The same in moves of 1 to 64 records, as the pipeline moves a batch: row windows
+ * (rows), time windows (evict arrays), and index lists with want arrays.
+ */
+Test(agg, move_batches_match_naive)
 {
 	const uint64_t windows[] = { 1, 2, 7, 100 };
+	const enum how hows[] = { ROW_BATCHES, TIME_BATCHES, INDEXED_BATCHES };
 	unsigned seed = 13;
 
-	for (size_t k = 0; k < sizeof(slide_kinds) / sizeof(slide_kinds[0]); k++)
+	for (size_t k = 0; k < sizeof(monoid_kinds) / sizeof(monoid_kinds[0]); k++)
 		for (size_t j = 0; j < sizeof(windows) / sizeof(windows[0]); j++)
-			slide_against_naive(slide_kinds[k], windows[j], &seed, random_value, true);
+			for (size_t h = 0; h < sizeof(hows) / sizeof(hows[0]); h++)
+				move_against_naive(monoid_kinds[k], windows[j], &seed,
+				    random_value, hows[h]);
 }
 
 /* Moves a row window of the given size on by the value x and returns the result. */
@@ -418,10 +587,7 @@ slide(struct agg *agg, uint64_t window, double x)
 	struct agg_value v = { .has_text = true, .has_number = true, .number = x };
 	struct agg_result r;
 
-	if (agg->kind->size(agg) == window)
-		agg->kind->pop(agg);
-	cr_assert_eq(agg->kind->push(agg, &v), 0);
-	agg->kind->result(agg, &r);
+	cr_assert_eq(agg_step_slide(agg, window, &v, &r), 0);
 	cr_assert_eq(r.kind, AGG_RESULT_NUMBER);
 	return r.number;
 }
@@ -468,7 +634,7 @@ Test(agg, nonfinite_leaves_with_its_value)
 		struct agg_value first = { .has_text = true, .has_number = true, .number = 0 };
 
 		/* A first value, so that var and stddev are never null below. */
-		cr_assert_eq(agg->kind->push(agg, &first), 0);
+		cr_assert_eq(agg_step_push(agg, &first), 0);
 		for (size_t i = 0; i < sizeof(inputs) / sizeof(inputs[0]); i++) {
 			double r = slide(agg, i == 0 ? 4 : 3, inputs[i]);
 			bool has_nan = false, has_pos = false, has_neg = false;
@@ -503,7 +669,7 @@ Test(agg, infinities_follow_ieee)
 	{
 		struct agg_value one = { .has_text = true, .has_number = true, .number = 1 };
 
-		cr_assert_eq(var->kind->push(var, &one), 0);
+		cr_assert_eq(agg_step_push(var, &one), 0);
 	}
 	cr_assert_eq(slide(var, 10, 1), 0);	/* the variance of [1, 1] */
 	cr_assert(isnan(slide(var, 10, INFINITY)));		/* deviations inf - inf */
@@ -520,14 +686,14 @@ Test(agg, variance_basics)
 	struct agg_value v = { .has_text = true, .has_number = true, .number = 1 };
 	struct agg_result r;
 
-	cr_assert_eq(var->kind->push(var, &v), 0);
-	var->kind->result(var, &r);
+	cr_assert_eq(agg_step_push(var, &v), 0);
+	agg_step_result(var, &r);
 	cr_assert_eq(r.kind, AGG_RESULT_NULL);
 	for (double x = 2; x <= 4; x++) {
 		v.number = x;
-		cr_assert_eq(var->kind->push(var, &v), 0);
+		cr_assert_eq(agg_step_push(var, &v), 0);
 	}
-	var->kind->result(var, &r);
+	agg_step_result(var, &r);
 	cr_assert_eq(r.kind, AGG_RESULT_NUMBER);
 	cr_assert_float_eq(r.number, 5.0 / 3.0, 1e-15);
 	var->kind->destroy(var);
@@ -645,8 +811,8 @@ Test(agg_range, stddev_random)
 	random_sequences_of(&agg_stddev, 5, 33, range_value_squares);	/* -m */
 }
 
-/* slide() and slide_many() on the same values, for every monoid that sums. */
-Test(agg_range, slide_matches_naive)
+/* move() one by one and in batches on the same values, for every monoid that sums. */
+Test(agg_range, move_matches_naive)
 {
 	const struct agg_kind *kinds[] = { &agg_sum, &agg_avg, &agg_var, &agg_stddev };
 	double (*values[])(unsigned *) = { range_value_mixed, range_value_huge,
@@ -657,8 +823,14 @@ Test(agg_range, slide_matches_naive)
 	for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++)
 		for (size_t v = 0; v < sizeof(values) / sizeof(values[0]); v++)
 			for (size_t j = 0; j < sizeof(windows) / sizeof(windows[0]); j++) {
-				slide_against_naive(kinds[k], windows[j], &seed, values[v], false);
-				slide_against_naive(kinds[k], windows[j], &seed, values[v], true);
+				move_against_naive(kinds[k], windows[j], &seed, values[v],
+				    ONE_BY_ONE);
+				move_against_naive(kinds[k], windows[j], &seed, values[v],
+				    ROW_BATCHES);
+				move_against_naive(kinds[k], windows[j], &seed, values[v],
+				    TIME_BATCHES);
+				move_against_naive(kinds[k], windows[j], &seed, values[v],
+				    INDEXED_BATCHES);
 			}
 }
 
@@ -675,7 +847,7 @@ slide_over(const struct agg_kind *kind, uint64_t window, const double *values, s
 		struct agg_value v = { .has_text = true, .has_number = true, .number = values[i] };
 		struct agg_result r;
 
-		cr_assert_eq(kind->slide(agg, window, &v, &r), 0);
+		cr_assert_eq(agg_step_slide(agg, window, &v, &r), 0);
 		results[i] = r.kind == AGG_RESULT_NUMBER ? r.number : -1;
 	}
 	kind->destroy(agg);
@@ -792,3 +964,552 @@ Test(agg_range, mean_of_copies_of_the_largest_value)
 		avg->kind->destroy(avg);
 	}
 }
+
+/*
+ * The contract of move() (agg.h), for every kind: random mixes of row windows (rows,
+ * now and then without limit) and time-window evictions (evict arrays that evict none,
+ * one, several or every value at a step), index lists (ascending, as -g gives a key's
+ * records, or in any order), want arrays (as -s gives), moves without values (results
+ * only: the window must not change) and moves without results, over fields that are
+ * numbers written in several ways, NaN, infinities, other texts, or missing, against a
+ * naive window.  Checked: move() returns n; each step's result is stored where it must
+ * be and no other result is stored; after each move, the window's result.
+ */
+
+#define CONTRACT_WINDOW 250	/* slots a contract window holds at most */
+#define FIELD_TEXT_MAX 32
+
+/* A field: its text, and what the man page's number grammar makes of it. */
+struct field {
+	char text[FIELD_TEXT_MAX];
+	size_t len;
+	bool is_number;
+	double number;
+	int rank;		/* mode's order: 0 a number but NaN, 1 NaN, 2 not a number */
+};
+
+struct field_pool {
+	struct field field[400];
+	size_t count;
+};
+
+/* Adds text to pool unless it is there already. */
+static void
+field_add(struct field_pool *pool, const char *text)
+{
+	struct field *f = &pool->field[pool->count];
+	size_t len = strlen(text);
+
+	cr_assert(len > 0 && len < FIELD_TEXT_MAX);
+	cr_assert_lt(pool->count, sizeof(pool->field) / sizeof(pool->field[0]));
+	for (size_t i = 0; i < pool->count; i++)
+		if (pool->field[i].len == len && memcmp(pool->field[i].text, text, len) == 0)
+			return;
+	memcpy(f->text, text, len + 1);
+	f->len = len;
+	f->number = 0;
+	f->is_number = parse_number(text, len, &f->number);
+	f->rank = !f->is_number ? 2 : isnan(f->number) ? 1 : 0;
+	pool->count++;
+}
+
+static const char *const contract_texts[] = {
+	"1", "1.0", "01", "+1", "1e0", "2", "10", "9", "-1", "-10", "0", "-0", "+0", "0.0",
+	"-0.0", "nan", "NaN", "-nan", "inf", "-inf", "Infinity", "1e308", "-1e308", "1e309",
+	"4.9e-324", "1e-400", ".5", "0.5", "5e-1", "a", "b", "A", "ab", "abc", "Zebra",
+	"zebra", "-", "0x10", "1,5", "1.5x", "10.0.0.1", "\xc3\xa9t\xc3\xa9", "\xff",
+	"a text longer than sixteen",
+};
+
+/* The fixed texts, numbers from random_value() and short words: about 300 fields. */
+static void
+field_pool_make(struct field_pool *pool, unsigned seed)
+{
+	char text[FIELD_TEXT_MAX];
+
+	pool->count = 0;
+	for (size_t i = 0; i < sizeof(contract_texts) / sizeof(contract_texts[0]); i++)
+		field_add(pool, contract_texts[i]);
+	for (int i = 0; i < 200; i++) {
+		snprintf(text, sizeof(text), "%.17g", random_value(&seed));
+		field_add(pool, text);
+	}
+	for (int i = 0; i < 60; i++) {
+		int len = 1 + rand_r(&seed) % 6;
+
+		for (int k = 0; k < len; k++)
+			text[k] = (char)('a' + rand_r(&seed) % 3);
+		text[len] = '\0';
+		field_add(pool, text);
+	}
+}
+
+/* Returns <0, 0 or >0 as field a comes before, with or after b among mode's ties. */
+static int
+field_order(const struct field_pool *pool, long a, long b)
+{
+	const struct field *x = &pool->field[a], *y = &pool->field[b];
+	size_t common = x->len < y->len ? x->len : y->len;
+	int bytes;
+
+	if (x->rank != y->rank)
+		return x->rank - y->rank;
+	if (x->rank == 0 && x->number != y->number)
+		return x->number < y->number ? -1 : 1;
+	bytes = memcmp(x->text, y->text, common);
+	if (bytes != 0)
+		return bytes;
+	return (x->len > y->len) - (x->len < y->len);
+}
+
+/* A kind the contract test moves, and what its results are. */
+enum family { MONOID, QUANTILE, MODE, DISTINCT };
+
+struct contract_kind {
+	const struct agg_kind *kind;
+	enum family family;
+	double percentile;
+};
+
+/* The naive window of the contract test: pool fields, oldest first, -1 missing. */
+struct contract_naive {
+	const struct field_pool *pool;
+	long slot[CONTRACT_WINDOW];
+	size_t n;
+	struct naive numbers;	/* for MONOID: the window as naive_result reads it */
+	uint64_t counts[400];
+};
+
+/* What a result of the contract test must be. */
+struct contract_expected {
+	struct expected e;	/* MONOID; e.want for the others */
+	long mode;		/* MODE: the field that is the mode, -1 for null */
+};
+
+static int
+compare_doubles(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y ? 1 : 0;
+}
+
+/* The expected result of c's kind over the naive window w. */
+static void
+contract_expect(const struct contract_kind *c, struct contract_naive *w, uint64_t min_count,
+    struct contract_expected *x)
+{
+	const struct field_pool *pool = w->pool;
+
+	memset(x, 0, sizeof(*x));
+	x->mode = -1;
+	x->e.n = w->n;
+	switch (c->family) {
+	case MONOID:
+		w->numbers.n = 0;
+		for (size_t i = 0; i < w->n; i++) {
+			const struct field *f = w->slot[i] >= 0 ? &pool->field[w->slot[i]] : NULL;
+
+			w->numbers.present[i] = c->kind->input == AGG_INPUT_TEXT ? f != NULL :
+			    f != NULL && f->is_number;
+			w->numbers.value[i] = f != NULL && f->is_number ? f->number : 0;
+			w->numbers.n++;
+		}
+		expect_of(c->kind, &w->numbers, min_count, &x->e);
+		return;
+	case QUANTILE: {
+		double sorted[CONTRACT_WINDOW], h, lo;
+		size_t count = 0;
+		bool nan = false;
+
+		for (size_t i = 0; i < w->n; i++)
+			if (w->slot[i] >= 0 && pool->field[w->slot[i]].is_number) {
+				sorted[count] = pool->field[w->slot[i]].number;
+				nan |= isnan(sorted[count]);
+				count++;
+			}
+		x->e.want.kind = AGG_RESULT_NULL;
+		if (count == 0 || count < min_count)
+			return;
+		x->e.want.kind = AGG_RESULT_NUMBER;
+		if (nan) {
+			x->e.want.number = NAN;
+			return;
+		}
+		qsort(sorted, count, sizeof(double), compare_doubles);
+		/* The man page's formula, as it reads. */
+		h = (double)(count - 1) * c->percentile;
+		lo = floor(h);
+		if (h == lo || sorted[(size_t)lo] == sorted[(size_t)lo + 1])
+			x->e.want.number = sorted[(size_t)lo];
+		else
+			x->e.want.number = sorted[(size_t)lo] + (h - lo) *
+			    (sorted[(size_t)lo + 1] - sorted[(size_t)lo]);
+		return;
+	}
+	case MODE: {
+		uint64_t values = 0, best_count = 0;
+
+		memset(w->counts, 0, pool->count * sizeof(w->counts[0]));
+		for (size_t i = 0; i < w->n; i++)
+			if (w->slot[i] >= 0) {
+				w->counts[w->slot[i]]++;
+				values++;
+			}
+		x->e.want.kind = AGG_RESULT_NULL;
+		if (values == 0 || values < min_count)
+			return;
+		for (size_t i = 0; i < w->n; i++) {
+			long f = w->slot[i];
+
+			if (f < 0)
+				continue;
+			if (w->counts[f] > best_count ||
+			    (w->counts[f] == best_count && field_order(pool, f, x->mode) < 0)) {
+				x->mode = f;
+				best_count = w->counts[f];
+			}
+		}
+		x->e.want.kind = AGG_RESULT_TEXT;
+		x->e.want.text_len = pool->field[x->mode].len;
+		return;
+	}
+	case DISTINCT:
+		memset(w->counts, 0, pool->count * sizeof(w->counts[0]));
+		x->e.want.kind = AGG_RESULT_COUNT;
+		x->e.want.count = 0;
+		for (size_t i = 0; i < w->n; i++)
+			if (w->slot[i] >= 0 && w->counts[w->slot[i]]++ == 0)
+				x->e.want.count++;
+		return;
+	}
+}
+
+/* Checks got against x. */
+static void
+contract_check(const struct contract_kind *c, const struct field_pool *pool,
+    const struct agg_result *got, const struct contract_expected *x, int step)
+{
+	const char *name = c->kind->name;
+
+	switch (c->family) {
+	case MONOID:
+		check_expected(c->kind, got, &x->e, step);
+		return;
+	case QUANTILE:
+		cr_assert_eq(got->kind, x->e.want.kind, "%s q=%g step %d: kind %d, expected %d",
+		    name, c->percentile, step, got->kind, x->e.want.kind);
+		if (got->kind != AGG_RESULT_NUMBER)
+			return;
+		if (isnan(x->e.want.number))
+			cr_assert(isnan(got->number), "%s q=%g step %d: %.17g, expected nan",
+			    name, c->percentile, step, got->number);
+		else
+			cr_assert(memcmp(&got->number, &x->e.want.number, sizeof(double)) == 0 ||
+			    (got->number == 0 && x->e.want.number == 0),
+			    "%s q=%g step %d: %.17g, expected %.17g", name, c->percentile, step,
+			    got->number, x->e.want.number);
+		return;
+	case MODE:
+		cr_assert_eq(got->kind, x->e.want.kind, "%s step %d: kind %d, expected %d", name,
+		    step, got->kind, x->e.want.kind);
+		if (got->kind != AGG_RESULT_TEXT)
+			return;
+		cr_assert_eq(got->text_len, x->e.want.text_len, "%s step %d: %zu bytes, "
+		    "expected '%s'", name, step, got->text_len, pool->field[x->mode].text);
+		cr_assert(memcmp(got->text, pool->field[x->mode].text, got->text_len) == 0,
+		    "%s step %d: '%.*s', expected '%s'", name, step, (int)got->text_len, got->text,
+		    pool->field[x->mode].text);
+		return;
+	case DISTINCT:
+		cr_assert_eq(got->kind, AGG_RESULT_COUNT, "%s step %d", name, step);
+		cr_assert_eq(got->count, x->e.want.count, "%s step %d: %llu, expected %llu",
+		    name, step, (unsigned long long)got->count,
+		    (unsigned long long)x->e.want.count);
+		return;
+	}
+}
+
+/* One run of the contract test: moves random moves of c's window, min_count as -m. */
+static void
+contract_run(const struct contract_kind *c, uint64_t min_count, unsigned seed, int moves)
+{
+	static const uint64_t row_sizes[] = { 1, 2, 3, 7, 30, 100, CONTRACT_WINDOW - 1 };
+	static struct field_pool pool;
+	static struct contract_naive w;
+	static struct contract_expected expected[MAX_BATCH];
+	struct agg_params params = { .min_count = min_count, .percentile = c->percentile,
+	    .hash_seed = seed };
+	struct agg *agg = c->kind->create(c->kind, &params);
+	uint64_t row_size = 1;
+	size_t target = 0;
+	int step = 0;
+	/* How often each thing happened: the test must have seen every one. */
+	unsigned evicted_several = 0, evicted_all = 0, indexed = 0, shuffled = 0, wanted = 0,
+	    no_values = 0, no_results = 0, unlimited = 0, emptied = 0;
+	size_t largest = 0, slots = 0;
+
+	cr_assert_not_null(agg);
+	field_pool_make(&pool, seed);
+	memset(&w, 0, sizeof(w));
+	w.pool = &pool;
+	for (int move = 0; move < moves; move++) {
+		struct agg_value v[MAX_BATCH];
+		struct agg_result got[MAX_BATCH], last;
+		struct contract_expected now;
+		static char texts[MAX_BATCH][FIELD_TEXT_MAX];
+		uint8_t index[64];
+		unsigned char want[MAX_BATCH];
+		bool stored[MAX_BATCH] = { false };
+		int at[MAX_BATCH];
+		long field_of[MAX_BATCH];	/* each record's field, -1 missing */
+		uint32_t evict[64];
+		int64_t times[MAX_BATCH];
+		size_t n = 1 + (size_t)rand_r(&seed) % 64, records = n;
+		bool use_index = rand_r(&seed) % 2 == 0, use_want = rand_r(&seed) % 3 == 0;
+		bool use_evict = rand_r(&seed) % 2 == 0, use_values = rand_r(&seed) % 8 != 0;
+		bool use_results = rand_r(&seed) % 10 != 0;
+		uint64_t rows;
+		struct agg_move m = { .n = n };
+
+		if (move % 100 == 0) {
+			row_size = row_sizes[(size_t)rand_r(&seed) % (sizeof(row_sizes) /
+			    sizeof(row_sizes[0]))];
+			target = (size_t)rand_r(&seed) % 4 == 0 ? (size_t)rand_r(&seed) % 4 :
+			    (size_t)rand_r(&seed) % CONTRACT_WINDOW;
+		}
+		rows = row_size > w.n ? row_size : w.n;
+		if (!use_evict && rand_r(&seed) % 30 == 0 && w.n + n <= CONTRACT_WINDOW) {
+			rows = UINT64_MAX;	/* a window that never fills */
+			unlimited++;
+		}
+		if (use_index) {
+			records = n + (size_t)rand_r(&seed) % (n + 1);
+			indexed++;
+		}
+		no_values += !use_values;
+		no_results += !use_results;
+		wanted += use_want;
+		memset(v, 0, sizeof(v));
+		memset(got, SENTINEL_BYTE, sizeof(got));
+		for (size_t r = 0; r < records; r++) {
+			/* Mostly the first fields of the pool, so that values repeat. */
+			long f = rand_r(&seed) % 10 == 0 ? -1 :
+			    rand_r(&seed) % (1 + rand_r(&seed) % (int)pool.count);
+
+			if (f >= 0) {
+				memcpy(texts[r], pool.field[f].text, pool.field[f].len);
+				v[r].has_text = true;
+				v[r].text = texts[r];
+				v[r].text_len = pool.field[f].len;
+				v[r].has_number = pool.field[f].is_number;
+				v[r].number = pool.field[f].number;
+			}
+			field_of[r] = f;
+			times[r] = move;	/* what a time window's evictions came from */
+			want[r] = !use_want || rand_r(&seed) % 3 != 0;
+		}
+		if (use_index) {
+			bool shuffle = rand_r(&seed) % 3 == 0;
+
+			random_index(index, n, records, shuffle, &seed);
+			shuffled += shuffle;
+		}
+		/* The naive window's steps, each result as it must be stored. */
+		{
+			for (size_t j = 0; j < n; j++, step++) {
+				size_t r = use_index ? index[j] : j;
+
+				if (use_evict) {
+					int choice = rand_r(&seed) % 1000;
+					size_t e = 0;
+
+					/* Now and then everything; towards target, often more
+					   than one; else mostly none, as a time window. */
+					if (choice < 4 && w.n > 0) {
+						e = w.n;
+						evicted_all++;
+					} else if (w.n > target && choice < 600) {
+						e = 1 + (size_t)rand_r(&seed) % 4;
+					} else if (choice < 200) {
+						e = 1;
+					}
+					if (e > w.n)
+						e = w.n;
+					if (use_values && w.n - e == CONTRACT_WINDOW)
+						e++;
+					evicted_several += e > 1;
+					evict[j] = (uint32_t)e;
+					memmove(w.slot, w.slot + e, (w.n - e) * sizeof(w.slot[0]));
+					w.n -= e;
+				} else if (use_values && w.n == rows) {
+					memmove(w.slot, w.slot + 1, (w.n - 1) * sizeof(w.slot[0]));
+					w.n--;
+				}
+				if (use_values) {
+					cr_assert_lt(w.n, CONTRACT_WINDOW);
+					w.slot[w.n++] = field_of[r];
+				}
+				emptied += w.n == 0;
+				largest = w.n > largest ? w.n : largest;
+				slots += w.n;
+				if (use_results && want[r]) {
+					contract_expect(c, &w, min_count, &expected[r]);
+					stored[r] = true;
+					at[r] = step;
+				}
+			}
+		}
+		m.index = use_index ? index : NULL;
+		m.rows = rows;
+		m.evict = use_evict ? evict : NULL;
+		m.values = use_values ? v : NULL;
+		m.times = use_evict ? times : NULL;
+		m.want = use_want ? want : NULL;
+		m.results = use_results ? got : NULL;
+		cr_assert_eq(c->kind->move(agg, &m), n, "%s: a move of %zu steps", c->kind->name,
+		    n);
+		/* The fields' bytes are the reader's: the window must have copied them. */
+		memset(texts, '#', sizeof(texts));
+		for (size_t r = 0; r < records; r++) {
+			if (stored[r])
+				contract_check(c, &pool, &got[r], &expected[r], at[r]);
+			else
+				cr_assert(is_sentinel(&got[r]), "%s step %d: record %zu's result "
+				    "stored, though %s", c->kind->name, step, r,
+				    !use_results ? "results is NULL" : !want[r] ? "not wanted" :
+				    "not in the index");
+		}
+		agg_step_result(agg, &last);
+		contract_expect(c, &w, min_count, &now);
+		contract_check(c, &pool, &last, &now, step);
+	}
+	c->kind->destroy(agg);
+	cr_log_info("%s (q=%g) -m %llu: %d steps, windows of %.1f slots on average, %zu at most, "
+	    "empty %u times; %u moves with index lists (%u shuffled), %u with want, %u "
+	    "without values, %u without results, %u unlimited; %u steps evicted several",
+	    c->kind->name, c->percentile, (unsigned long long)min_count, step,
+	    (double)slots / step, largest,
+	    emptied, indexed, shuffled, wanted, no_values, no_results, unlimited,
+	    evicted_several);
+	cr_assert(evicted_several > 0 && evicted_all > 0 && indexed > 0 && shuffled > 0 &&
+	    wanted > 0 && no_values > 0 && no_results > 0 && unlimited > 0 && emptied > 0 &&
+	    largest > CONTRACT_WINDOW / 2, "%s: a case never came up", c->kind->name);
+}
+
+static void
+contract(const struct agg_kind *kind, enum family family, double percentile)
+{
+	struct contract_kind c = { kind, family, percentile };
+
+	contract_run(&c, 1, 101, 1500);
+	contract_run(&c, 3, 102, 1500);
+}
+
+Test(agg_move, sum) { contract(&agg_sum, MONOID, 0); }
+Test(agg_move, avg) { contract(&agg_avg, MONOID, 0); }
+Test(agg_move, count) { contract(&agg_count, MONOID, 0); }
+Test(agg_move, min) { contract(&agg_min_deque, MONOID, 0); }
+Test(agg_move, max) { contract(&agg_max_deque, MONOID, 0); }
+Test(agg_move, min_twostack) { contract(&agg_min_twostack, MONOID, 0); }
+Test(agg_move, max_twostack) { contract(&agg_max_twostack, MONOID, 0); }
+Test(agg_move, var) { contract(&agg_var, MONOID, 0); }
+Test(agg_move, stddev) { contract(&agg_stddev, MONOID, 0); }
+Test(agg_move, median) { contract(&agg_quantile, QUANTILE, 0.5); }
+Test(agg_move, p99) { contract(&agg_quantile, QUANTILE, 0.99); }
+Test(agg_move, mode) { contract(&agg_mode, MODE, 0); }
+Test(agg_move, distinct) { contract(&agg_distinct, DISTINCT, 0); }
+
+#ifdef SWAG_FAULT_INJECTION
+/*
+ * Out of memory (make FAULT=1 build/test_agg): the Nth allocation fails, for N = 1 to
+ * FAULT_POINTS, while each kind's window grows over moves of 64 new fields (a row
+ * window that never fills, so that no step evicts).  A move that runs short returns
+ * the step it stopped at, every result stored before it is right, and the window holds
+ * what the steps before it left (agg.h); the window is then destroyed without a leak.
+ */
+#define FAULT_POINTS 12
+
+struct fault_case {
+	size_t kind;		/* into fault_kinds */
+	int fail_at;
+};
+
+static const struct contract_kind fault_kinds[] = {
+	{ &agg_sum, MONOID, 0 }, { &agg_avg, MONOID, 0 }, { &agg_count, MONOID, 0 },
+	{ &agg_min_deque, MONOID, 0 }, { &agg_max_deque, MONOID, 0 },
+	{ &agg_min_twostack, MONOID, 0 }, { &agg_max_twostack, MONOID, 0 },
+	{ &agg_var, MONOID, 0 }, { &agg_stddev, MONOID, 0 },
+	{ &agg_quantile, QUANTILE, 0.5 }, { &agg_quantile, QUANTILE, 0.99 },
+	{ &agg_mode, MODE, 0 }, { &agg_distinct, DISTINCT, 0 },
+};
+#define FAULT_KIND_COUNT (sizeof(fault_kinds) / sizeof(fault_kinds[0]))
+
+ParameterizedTestParameters(agg_move, memory_short)
+{
+	static struct fault_case cases[FAULT_KIND_COUNT * FAULT_POINTS];
+
+	for (size_t k = 0; k < FAULT_KIND_COUNT; k++)
+		for (int f = 0; f < FAULT_POINTS; f++)
+			cases[k * FAULT_POINTS + (size_t)f] = (struct fault_case){ k, f + 1 };
+	return cr_make_param_array(struct fault_case, cases, FAULT_KIND_COUNT * FAULT_POINTS);
+}
+
+ParameterizedTest(struct fault_case *fc, agg_move, memory_short)
+{
+	enum { MOVES = 3, STEPS = 64 };
+	const struct contract_kind *c = &fault_kinds[fc->kind];
+	struct agg_params params = { .min_count = 1, .percentile = c->percentile };
+	static struct field_pool pool;
+	static struct contract_naive w;
+	static struct contract_expected expected[STEPS];
+	struct agg *agg;
+	char text[16];
+	int failures = 0;
+
+	/* The fields, each a number of its own: every step adds a new value. */
+	pool.count = 0;
+	for (int i = 0; i < MOVES * STEPS; i++) {
+		snprintf(text, sizeof(text), "%d", i);
+		field_add(&pool, text);
+	}
+	memset(&w, 0, sizeof(w));
+	w.pool = &pool;
+	snprintf(text, sizeof(text), "%d", fc->fail_at);
+	setenv("SWAG_FAIL_ALLOC", text, 1);
+	agg = c->kind->create(c->kind, &params);
+	if (agg == NULL)
+		return;		/* the failure came in create, which said so */
+	for (int move = 0; move < MOVES && failures == 0; move++) {
+		struct agg_value v[STEPS];
+		struct agg_result got[STEPS];
+		struct agg_move m = { .n = STEPS, .rows = UINT64_MAX, .values = v, .results = got };
+		size_t first = w.n, moved;
+
+		for (size_t r = 0; r < STEPS; r++) {
+			const struct field *f = &pool.field[(size_t)move * STEPS + r];
+
+			v[r] = (struct agg_value){ .has_text = true, .text = f->text,
+			    .text_len = f->len, .has_number = true, .number = f->number };
+			w.slot[w.n++] = (long)((size_t)move * STEPS + r);
+			contract_expect(c, &w, 1, &expected[r]);
+		}
+		moved = c->kind->move(agg, &m);
+		cr_assert_leq(moved, STEPS);
+		for (size_t r = 0; r < moved; r++)
+			contract_check(c, &pool, &got[r], &expected[r], (int)(first + r));
+		if (moved == STEPS)
+			continue;
+		/* The window is then fit only to be destroyed (agg.h): no leak, no crash. */
+		failures++;
+		cr_log_info("%s q=%g: allocation %d failed at step %zu of move %d", c->kind->name,
+		    c->percentile, fc->fail_at, moved, move);
+	}
+	c->kind->destroy(agg);
+	cr_assert_leq(failures, 1);
+	/* Every kind allocates when it creates its window and when its first value comes. */
+	if (fc->fail_at <= 2)
+		cr_assert_eq(failures, 1, "%s: allocation %d never failed", c->kind->name,
+		    fc->fail_at);
+}
+#endif

@@ -19,6 +19,7 @@
 #include <string.h>
 #include <xxhash.h>
 
+#include "../agg_steps.h"
 #include "agg.h"
 #include "agg_distinct.h"
 
@@ -60,7 +61,7 @@ push_text(struct agg *agg, const char *text)
 	value.has_text = true;
 	value.text = text;
 	value.text_len = strlen(text);
-	cr_assert_eq(agg->kind->push(agg, &value), 0);
+	cr_assert_eq(agg_step_push(agg, &value), 0);
 }
 
 static void
@@ -68,7 +69,7 @@ push_missing(struct agg *agg)
 {
 	struct agg_value value = { 0 };
 
-	cr_assert_eq(agg->kind->push(agg, &value), 0);
+	cr_assert_eq(agg_step_push(agg, &value), 0);
 }
 
 static uint64_t
@@ -76,7 +77,7 @@ result_count(struct agg *agg)
 {
 	struct agg_result result;
 
-	agg->kind->result(agg, &result);
+	agg_step_result(agg, &result);
 	cr_assert_eq(result.kind, AGG_RESULT_COUNT);
 	return result.count;
 }
@@ -199,7 +200,7 @@ push_random(struct agg *agg, struct naive *w, uint64_t *rng)
 static void
 pop_both(struct agg *agg, struct naive *w)
 {
-	agg->kind->pop(agg);
+	agg_step_evict(agg, 1);
 	w->head = (w->head + 1) % w->cap;
 	w->n--;
 }
@@ -237,22 +238,30 @@ Test(distinct, kind)
 	cr_assert_eq(agg_distinct.input, AGG_INPUT_TEXT);
 }
 
+/*
+ * Missing fields count nothing but take a slot each: the window's first two evictions
+ * take them, and the third the value.
+ */
 Test(distinct, empty_and_missing_count_zero)
 {
 	struct agg *agg = make_window(12, 1);
+	struct distinct_state state;
 
 	cr_assert_eq(result_count(agg), 0);
 	push_missing(agg);
 	push_missing(agg);
 	cr_assert_eq(result_count(agg), 0);
-	cr_assert_eq(agg->kind->size(agg), 2);
+	agg_distinct_inspect(agg, &state);
+	cr_assert_eq(state.values, 0);
 	push_text(agg, "a");
 	cr_assert_eq(result_count(agg), 1);
-	cr_assert_eq(agg->kind->size(agg), 3);
-	agg->kind->pop(agg);
-	agg->kind->pop(agg);
-	agg->kind->pop(agg);
-	cr_assert_eq(agg->kind->size(agg), 0);
+	agg_distinct_inspect(agg, &state);
+	cr_assert_eq(state.values, 1);
+	agg_step_evict(agg, 2);
+	cr_assert_eq(result_count(agg), 1, "the missing fields were the oldest slots");
+	agg_step_evict(agg, 1);
+	agg_distinct_inspect(agg, &state);
+	cr_assert_eq(state.values, 0);
 	cr_assert_eq(result_count(agg), 0);
 	agg->kind->destroy(agg);
 }
@@ -277,11 +286,11 @@ Test(distinct, bytes_not_just_c_strings)
 	value.has_text = true;
 	value.text = "ab\0c";
 	value.text_len = 4;
-	cr_assert_eq(agg->kind->push(agg, &value), 0);
+	cr_assert_eq(agg_step_push(agg, &value), 0);
 	value.text = "ab\0d";
-	cr_assert_eq(agg->kind->push(agg, &value), 0);
+	cr_assert_eq(agg_step_push(agg, &value), 0);
 	value.text_len = 2;
-	cr_assert_eq(agg->kind->push(agg, &value), 0);
+	cr_assert_eq(agg_step_push(agg, &value), 0);
 	cr_assert_eq(result_count(agg), 3);
 	agg->kind->destroy(agg);
 }
@@ -315,12 +324,15 @@ Test(distinct, small_window_stays_small)
 	struct agg *agg = make_window(18, 1);
 	struct distinct_state state;
 	char text[TEXT_MAX];
+	uint64_t slots = 0;	/* the window's size, which the test keeps */
 
 	for (int i = 0; i < 100000; i++) {
 		universe_text((uint64_t)i, text);
 		push_text(agg, text);
-		if (agg->kind->size(agg) > 10)
-			agg->kind->pop(agg);
+		if (++slots > 10) {
+			agg_step_evict(agg, 1);
+			slots--;
+		}
 	}
 	agg_distinct_inspect(agg, &state);
 	cr_assert(!state.sketch_active);
@@ -336,18 +348,19 @@ Test(distinct, small_window_stays_small)
 Test(distinct, hash_seed_never_changes_a_result)
 {
 	struct agg *a = make_window(6, 1), *b = make_window(6, UINT64_C(0x9e3779b97f4a7c15));
-	uint64_t rng = 42;
+	uint64_t rng = 42, slots = 0;	/* the windows' size, which the test keeps */
 	char text[TEXT_MAX];
 
 	for (int step = 0; step < 20000; step++) {
-		if (agg_distinct.size(a) > 0 && random_below(&rng, 2) == 0 &&
-		    agg_distinct.size(a) > random_below(&rng, 64)) {
-			a->kind->pop(a);
-			b->kind->pop(b);
+		if (slots > 0 && random_below(&rng, 2) == 0 && slots > random_below(&rng, 64)) {
+			agg_step_evict(a, 1);
+			agg_step_evict(b, 1);
+			slots--;
 		} else {
 			universe_text(random_below(&rng, 40), text);
 			push_text(a, text);
 			push_text(b, text);
+			slots++;
 		}
 		cr_assert_eq(result_count(a), result_count(b), "step %d", step);
 	}
@@ -392,7 +405,6 @@ Test(distinct, exact_below_threshold)
 					cycle++;
 				count = result_count(agg);
 				values = naive_values(&w);
-				cr_assert_eq(agg->kind->size(agg), w.n);
 				if (values <= exact_limit) {
 					expected = naive_distinct(&w);
 					cr_assert_eq(count, expected,
@@ -420,6 +432,12 @@ Test(distinct, exact_below_threshold)
 			cr_assert_geq(drops, 2, "P=%u: the table was dropped %u times", p, drops);
 			cr_assert_geq(rebuilds, 2, "P=%u: rebuilt %u times", p, rebuilds);
 			cr_assert_gt(checked, 100);
+			/* The window holds the naive window's w.n slots: evicting them all in
+			   one step empties it. */
+			agg_step_evict(agg, w.n);
+			agg_distinct_inspect(agg, &state);
+			cr_assert_eq(state.values, 0);
+			cr_assert_eq(result_count(agg), 0);
 			naive_free(&w);
 			agg->kind->destroy(agg);
 		}
@@ -661,6 +679,7 @@ Test(distinct, accuracy, .timeout = 60)
 			uint64_t samples_here = ACCURACY_STEPS / (2 * size);
 			struct agg_value value = { 0 };
 			char text[TEXT_MAX];
+			uint64_t slots = 0;	/* the window's size, which the test keeps */
 
 			if (samples_here > ACCURACY_MAX_SAMPLES)
 				samples_here = ACCURACY_MAX_SAMPLES;
@@ -671,9 +690,11 @@ Test(distinct, accuracy, .timeout = 60)
 			for (uint64_t block = 0; block < samples_here; block++) {
 				for (uint64_t step = 0; step < 2 * size; step++) {
 					value.text_len = counter_text(first_text + step % size, text);
-					cr_assert_eq(agg->kind->push(agg, &value), 0);
-					if (agg->kind->size(agg) > 2 * size)
-						agg->kind->pop(agg);
+					cr_assert_eq(agg_step_push(agg, &value), 0);
+					if (++slots > 2 * size) {
+						agg_step_evict(agg, 1);
+						slots--;
+					}
 				}
 				first_text += size;
 

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../agg_steps.h"
 #include "agg.h"
 #include "agg_mode.h"
 #include "hash.h"
@@ -45,10 +46,27 @@ mode_make(uint64_t min_count, uint64_t seed)
 }
 
 /*
- * Pushes text[0..len) the way a reader would hand it over: from a buffer that is
- * overwritten right after and holds no NUL after the field, so that mode must copy
- * the bytes and must not read past len.
+ * Moves a row window of rows slots on by text[0..len) (UINT64_MAX: a window that
+ * never fills, so a push), storing the result in *result unless it is NULL.  The text
+ * comes the way a reader would hand it over: from a buffer that is overwritten right
+ * after and holds no NUL after the field, so that mode must copy the bytes and must
+ * not read past len.
  */
+static void
+slide_text(struct agg *agg, uint64_t rows, const char *text, size_t len,
+    struct agg_result *result)
+{
+	static char scratch[4096];
+	struct agg_value value = { .has_text = true, .text = scratch, .text_len = len };
+
+	cr_assert(len < sizeof(scratch));
+	memcpy(scratch, text, len);
+	memset(scratch + len, 'x', 8);
+	cr_assert_eq(agg_step_slide(agg, rows, &value, result), 0);
+	memset(scratch, '#', len + 8);
+}
+
+/* Pushes text[0..len), handed over as slide_text says. */
 static void
 push_text(struct agg *agg, const char *text, size_t len)
 {
@@ -58,7 +76,7 @@ push_text(struct agg *agg, const char *text, size_t len)
 	cr_assert(len < sizeof(scratch));
 	memcpy(scratch, text, len);
 	memset(scratch + len, 'x', 8);
-	cr_assert_eq(agg_mode.push(agg, &value), 0);
+	cr_assert_eq(agg_step_push(agg, &value), 0);
 	memset(scratch, '#', len + 8);
 }
 
@@ -73,7 +91,16 @@ push_missing(struct agg *agg)
 {
 	struct agg_value value = { .has_text = false };
 
-	cr_assert_eq(agg_mode.push(agg, &value), 0);
+	cr_assert_eq(agg_step_push(agg, &value), 0);
+}
+
+/* Moves a row window of rows slots on by a missing field. */
+static void
+slide_missing(struct agg *agg, uint64_t rows)
+{
+	struct agg_value value = { .has_text = false };
+
+	cr_assert_eq(agg_step_slide(agg, rows, &value, NULL), 0);
 }
 
 /* The value set the random tests draw from; every text appears once. */
@@ -324,10 +351,9 @@ check_random(const struct pool *pool, size_t operations, uint64_t seed,
 		} else {
 			memmove(window, window + 1, (n - 1) * sizeof(*window));
 			n--;
-			agg_mode.pop(agg);
+			agg_step_evict(agg, 1);
 		}
-		cr_assert_eq(agg_mode.size(agg), n);
-		agg_mode.result(agg, &got);
+		agg_step_result(agg, &got);
 		expected = naive_mode(pool, window, n, min_count, counts, &tied);
 		if (expected < 0) {
 			nulls++;
@@ -437,7 +463,7 @@ Test(mode, tie_break_cases_from_the_man_page)
 
 		for (size_t i = 0; t->fields[i] != NULL; i++)
 			push_string(agg, t->fields[i]);
-		agg_mode.result(agg, &r);
+		agg_step_result(agg, &r);
 		if (t->mode == NULL) {
 			cr_expect_eq(r.kind, AGG_RESULT_NULL, "case %zu", c);
 		} else {
@@ -459,11 +485,11 @@ Test(mode, embedded_nul_bytes_are_part_of_the_text)
 	push_text(agg, "a\0b", 3);
 	push_text(agg, "a\0", 2);
 	push_text(agg, "a\0b", 3);
-	agg_mode.result(agg, &r);
+	agg_step_result(agg, &r);
 	cr_assert_eq(r.text_len, 3);
 	cr_assert_eq(memcmp(r.text, "a\0b", 3), 0);
-	agg_mode.pop(agg);
-	agg_mode.result(agg, &r);
+	agg_step_evict(agg, 1);
+	agg_step_result(agg, &r);
 	/* One each now: "a\0" is a prefix of "a\0b". */
 	cr_assert_eq(r.text_len, 2);
 	cr_assert_eq(memcmp(r.text, "a\0", 2), 0);
@@ -474,30 +500,33 @@ Test(mode, missing_fields_take_a_slot_and_min_count_applies)
 {
 	struct agg *agg = mode_make(3, 11);
 	struct agg_result r;
+	struct mode_stats stats;
 
 	push_missing(agg);
-	agg_mode.result(agg, &r);
+	agg_step_result(agg, &r);
 	cr_assert_eq(r.kind, AGG_RESULT_NULL);
 	push_string(agg, "x");
 	push_string(agg, "y");
-	cr_assert_eq(agg_mode.size(agg), 3);
-	agg_mode.result(agg, &r);
+	/* Three slots, two of them values (which the pops below show). */
+	agg_mode_stats(agg, &stats);
+	cr_assert_eq(stats.distinct, 2);
+	agg_step_result(agg, &r);
 	cr_assert_eq(r.kind, AGG_RESULT_NULL, "two values, -m 3");
 	push_string(agg, "y");
-	agg_mode.result(agg, &r);
+	agg_step_result(agg, &r);
 	cr_assert_eq(r.kind, AGG_RESULT_TEXT);
 	cr_assert_eq(r.text_len, 1);
 	cr_assert_eq(r.text[0], 'y');
-	agg_mode.pop(agg);	/* the missing field: still three values */
-	agg_mode.result(agg, &r);
+	agg_step_evict(agg, 1);	/* the missing field: still three values */
+	agg_step_result(agg, &r);
 	cr_assert_eq(r.kind, AGG_RESULT_TEXT);
-	agg_mode.pop(agg);
-	agg_mode.result(agg, &r);
+	agg_step_evict(agg, 1);
+	agg_step_result(agg, &r);
 	cr_assert_eq(r.kind, AGG_RESULT_NULL);
-	agg_mode.pop(agg);
-	agg_mode.pop(agg);
-	cr_assert_eq(agg_mode.size(agg), 0);
-	agg_mode.result(agg, &r);
+	agg_step_evict(agg, 2);	/* the last two slots: the window is empty */
+	agg_mode_stats(agg, &stats);
+	cr_assert_eq(stats.distinct, 0);
+	agg_step_result(agg, &r);
 	cr_assert_eq(r.kind, AGG_RESULT_NULL);
 	agg_mode.destroy(agg);
 }
@@ -513,17 +542,20 @@ Test(mode, long_texts_survive_reuse_of_their_entries)
 	char text[1000];
 	struct agg_result r;
 
+	size_t slots = 0;	/* the window's size, which the test keeps */
+
 	for (int i = 0; i < 2000; i++) {
 		size_t len = (size_t)((i * 37) % 900) + 1;
 
 		memset(text, 'a' + i % 26, len);
 		push_text(agg, text, len);
 		push_text(agg, text, len);
-		agg_mode.result(agg, &r);
+		slots += 2;
+		agg_step_result(agg, &r);
 		cr_assert_eq(r.text_len, len);
 		cr_assert_eq(memcmp(r.text, text, len), 0);
-		while (agg_mode.size(agg) > 1)
-			agg_mode.pop(agg);
+		agg_step_evict(agg, slots - 1);
+		slots = 1;
 	}
 	agg_mode.destroy(agg);
 }
@@ -533,7 +565,7 @@ Test(mode, result_does_not_depend_on_the_seed)
 	uint64_t seeds[] = { 0, 1, 0xFFFFFFFFFFFFFFFFULL, 0x123456789ABCDEFULL };
 	struct agg *agg[4];
 	struct pool pool = pool_make(200, 13);
-	uint64_t state = 77;
+	uint64_t state = 77, slots = 0;	/* the windows' size, which the test keeps */
 
 	for (size_t s = 0; s < 4; s++)
 		agg[s] = mode_make(1, seeds[s]);
@@ -541,14 +573,17 @@ Test(mode, result_does_not_depend_on_the_seed)
 		size_t v = (size_t)(random_next(&state) % (1 + random_next(&state) % pool.count));
 		struct agg_result first, other;
 
+		slots++;
 		for (size_t s = 0; s < 4; s++) {
 			push_text(agg[s], pool.text[v], pool.len[v]);
-			if (agg_mode.size(agg[s]) > 150)
-				agg_mode.pop(agg[s]);
+			if (slots > 150)
+				agg_step_evict(agg[s], 1);
 		}
-		agg_mode.result(agg[0], &first);
+		if (slots > 150)
+			slots--;
+		agg_step_result(agg[0], &first);
 		for (size_t s = 1; s < 4; s++) {
-			agg_mode.result(agg[s], &other);
+			agg_step_result(agg[s], &other);
 			cr_assert_eq(other.text_len, first.text_len);
 			cr_assert_eq(memcmp(other.text, first.text, first.text_len), 0);
 		}
@@ -587,11 +622,9 @@ check_flipping_counts(const struct pool *pool, size_t window, size_t steps,
 		long expected;
 		bool tied;
 
-		if (agg_mode.size(agg) == window)
-			agg_mode.pop(agg);
 		if (r % 10 == 0) {
 			history[t] = -1;
-			push_missing(agg);
+			slide_missing(agg, window);
 		} else {
 			/* Mostly a value the window may well not hold; at times one about to leave it. */
 			if ((r >> 8) % 16 == 0 && t > start)
@@ -599,13 +632,14 @@ check_flipping_counts(const struct pool *pool, size_t window, size_t steps,
 			else
 				history[t] = (long)((r >> 32) % pool->count);
 			if (history[t] < 0)
-				push_missing(agg);
+				slide_missing(agg, window);
 			else
-				push_text(agg, pool->text[history[t]], pool->len[history[t]]);
+				slide_text(agg, window, pool->text[history[t]],
+				    pool->len[history[t]], NULL);
 		}
 		if (t % read_every != 0)
 			continue;
-		agg_mode.result(agg, &got);
+		agg_step_result(agg, &got);
 		expected = naive_mode(pool, history + start, t + 1 - start, 1, counts, &tied);
 		if (expected < 0) {
 			cr_assert_eq(got.kind, AGG_RESULT_NULL);
@@ -682,13 +716,11 @@ Test(mode, a_dominant_value_costs_constant_work)
 		uint64_t comparisons;
 
 		agg_mode_counters(agg, &before);
-		if (agg_mode.size(agg) == WINDOW)
-			agg_mode.pop(agg);
 		if (r % 10 != 0)
-			push_string(agg, "192.168.0.1");
+			slide_text(agg, WINDOW, "192.168.0.1", 11, &result);
 		else
-			push_text(agg, text, ip_text(text, (uint32_t)((r >> 32) % 50000)));
-		agg_mode.result(agg, &result);
+			slide_text(agg, WINDOW, text, ip_text(text, (uint32_t)((r >> 32) % 50000)),
+			    &result);
 		if (i >= 100) {
 			cr_assert_eq(result.text_len, 11);
 			cr_assert_eq(memcmp(result.text, "192.168.0.1", 11), 0);
@@ -720,9 +752,7 @@ Test(mode, ever_new_values_keep_memory_small)
 	char text[32];
 
 	for (uint32_t i = 0; i < 100000; i++) {
-		if (agg_mode.size(agg) == 10)
-			agg_mode.pop(agg);
-		push_text(agg, text, ip_text(text, i));
+		slide_text(agg, 10, text, ip_text(text, i), NULL);
 		agg_mode_stats(agg, &stats);
 		if (stats.table_capacity > largest_table)
 			largest_table = stats.table_capacity;
@@ -749,8 +779,8 @@ Test(mode, table_and_ring_shrink_after_a_burst)
 	agg_mode_stats(agg, &stats);
 	cr_assert_eq(stats.distinct, 20000);
 	cr_assert_geq(stats.table_capacity, 40000);
-	while (agg_mode.size(agg) > 10)
-		agg_mode.pop(agg);
+	for (int i = 0; i < 20000 - 10; i++)	/* one at a time, as they would leave */
+		agg_step_evict(agg, 1);
 	agg_mode_stats(agg, &stats);
 	cr_assert_eq(stats.distinct, 10);
 	cr_assert_leq(stats.table_capacity, 128);

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../agg_steps.h"
 #include "agg_quantile.h"
 
 #define MAX_WINDOW 400
@@ -138,6 +139,16 @@ values_of(const struct agg *agg)
 	return stats.values;
 }
 
+/* The number of slots (records, missing ones included) that agg's window holds. */
+static uint64_t
+slots_of(const struct agg *agg)
+{
+	struct quantile_stats stats;
+
+	quantile_window_stats(agg, &stats);
+	return stats.slots;
+}
+
 /*
  * Runs one random push/pop sequence of steps operations on a window for each
  * percentile, the window drifting towards a target size that changes every few
@@ -187,13 +198,13 @@ random_sequence(unsigned seed, long steps)
 			v.has_number = v.has_text = rand_r(&seed) % 1000 >= mix.missing_per_mille;
 			v.number = v.has_number ? random_value(&mix, &seed) : 0;
 			for (size_t i = 0; i < PERCENTILE_COUNT; i++)
-				cr_assert_eq(agg_quantile.push(heaps[i], &v), 0);
+				cr_assert_eq(agg_step_push(heaps[i], &v), 0);
 			w->present[w->slots] = v.has_number;
 			w->value[w->slots] = v.number;
 			w->slots++;
 		} else {
 			for (size_t i = 0; i < PERCENTILE_COUNT; i++)
-				agg_quantile.pop(heaps[i]);
+				agg_step_evict(heaps[i], 1);
 			memmove(w->present, w->present + 1, (w->slots - 1) * sizeof(bool));
 			memmove(w->value, w->value + 1, (w->slots - 1) * sizeof(double));
 			w->slots--;
@@ -206,7 +217,7 @@ random_sequence(unsigned seed, long steps)
 			    step, broken);
 		}
 		for (size_t i = 0; i < PERCENTILE_COUNT; i++) {
-			cr_assert_eq(agg_quantile.size(heaps[i]), w->slots);
+			cr_assert_eq(slots_of(heaps[i]), w->slots);
 			cr_assert_eq(values_of(heaps[i]), w->count);
 		}
 		/*
@@ -217,7 +228,7 @@ random_sequence(unsigned seed, long steps)
 			continue;
 		for (size_t i = 0; i < PERCENTILE_COUNT; i++) {
 			naive_result(w, q[i], params.min_count, &want);
-			agg_quantile.result(heaps[i], &got);
+			agg_step_result(heaps[i], &got);
 			check_result(&got, &want, "heap", q[i], step);
 		}
 	}
@@ -236,39 +247,98 @@ Test(quantile, random_sequences_against_naive)
 		random_sequence(seed * 7919, 2500);
 }
 
-/* Appends a value to the naive window, dropping the oldest first when it holds rows. */
+/* Evicts the k oldest values of the naive window. */
 static void
-naive_slide(struct naive *w, size_t rows, const struct agg_value *v)
+naive_evict(struct naive *w, size_t k)
 {
-	if (w->slots == rows) {
-		memmove(w->present, w->present + 1, (w->slots - 1) * sizeof(bool));
-		memmove(w->value, w->value + 1, (w->slots - 1) * sizeof(double));
-		w->slots--;
-	}
+	cr_assert_leq(k, w->slots);
+	memmove(w->present, w->present + k, (w->slots - k) * sizeof(bool));
+	memmove(w->value, w->value + k, (w->slots - k) * sizeof(double));
+	w->slots -= k;
+}
+
+/* Appends a record's value to the naive window. */
+static void
+naive_append(struct naive *w, const struct agg_value *v)
+{
+	cr_assert_lt(w->slots, MAX_WINDOW);
 	w->present[w->slots] = v->has_number;
 	w->value[w->slots] = v->number;
 	w->slots++;
 }
 
+/* How slide_sequence moves its windows. */
+enum how {
+	ONE_BY_ONE,		/* a move of one step per record, rows set (as agg_slide did) */
+	ROW_BATCHES,		/* moves of 1 to 64 steps, rows set: the pipeline's row windows */
+	EVICT_BATCHES,		/* the same with evict arrays, as time windows evict */
+	INDEXED_BATCHES		/* index lists (as -g gives) and want arrays (as -s does) */
+};
+
+#define MAX_BATCH 128		/* records of a batch: steps and the records left out */
+#define MAX_HEAPS 16
+#define SENTINEL_BYTE 0x5a	/* fills the results that a move must not store */
+
+static bool
+is_sentinel(const struct agg_result *r)
+{
+	const unsigned char *bytes = (const unsigned char *)r;
+
+	for (size_t i = 0; i < sizeof(*r); i++)
+		if (bytes[i] != SENTINEL_BYTE)
+			return false;
+	return true;
+}
+
 /*
- * The row window's own path, agg_slide() (heap_slide, with its in-place step), on
- * windows of percentiles q, some of them the edge cases of rounding: rows changes
- * every few hundred steps, a few explicit pops shrink the window and leave a pop
- * pending for the next slide, and some slides ask for no result.  The values come
- * from mix, or from a slow sawtooth when sorted is true (each new value the largest
- * or smallest, so the split between the heaps moves on every step).
+ * Fills index[0..n) with n different records of [0, records), ascending (as -g gives a
+ * key's records) or, when shuffled, in any order.
  */
 static void
-slide_sequence(unsigned seed, long steps, const double *q, size_t count, bool sorted)
+random_index(uint8_t *index, size_t n, size_t records, bool shuffled, unsigned *seed)
+{
+	size_t k = 0;
+
+	for (size_t r = 0; r < records && k < n; r++)
+		if ((size_t)rand_r(seed) % (records - r) < n - k)
+			index[k++] = (uint8_t)r;
+	cr_assert_eq(k, n);
+	if (shuffled)
+		for (size_t i = n - 1; i > 0; i--) {
+			size_t j = (size_t)rand_r(seed) % (i + 1);
+			uint8_t t = index[i];
+
+			index[i] = index[j];
+			index[j] = t;
+		}
+}
+
+/*
+ * The windows' moves, move() as the pipeline calls it (how), on windows of percentiles
+ * q, some of them the edge cases of rounding: rows changes every few hundred steps, a
+ * few explicit evictions shrink the window and leave a pop pending for the next move,
+ * and some steps store no result (results NULL, or want arrays).  With evict arrays a
+ * step evicts one value when the window holds rows (the full window's in-place step),
+ * and now and then none, several or all.  Every stored result is checked against the
+ * naive window, and that no other result is stored; after each move the invariants,
+ * the window's slots and values, and on most moves its result.  The values come from
+ * mix, or from a slow sawtooth when sorted is true (each new value the largest or
+ * smallest, so the split between the heaps moves on every step).
+ */
+static void
+slide_sequence(unsigned seed, long steps, const double *q, size_t count, bool sorted,
+    enum how how)
 {
 	struct naive *w = calloc(1, sizeof(*w));
-	struct agg *heaps[16];
+	struct agg *heaps[MAX_HEAPS];
+	static struct agg_result got[MAX_HEAPS][MAX_BATCH], want[MAX_HEAPS][MAX_BATCH];
 	struct value_mix mix = { 0 };
 	struct agg_params params = { .min_count = 1 };
 	size_t rows = 1;
+	long step = 0, next_rows = 0;
 
 	cr_assert_not_null(w);
-	cr_assert_leq(count, 16);
+	cr_assert_leq(count, MAX_HEAPS);
 	mix.missing_per_mille = rand_r(&seed) % 2 * 30;
 	mix.nan_per_mille = seed % 3 == 0 ? 2 : 0;
 	mix.inf_per_mille = rand_r(&seed) % 2 * 10;
@@ -278,43 +348,120 @@ slide_sequence(unsigned seed, long steps, const double *q, size_t count, bool so
 		heaps[i] = agg_quantile.create(&agg_quantile, &params);
 		cr_assert_not_null(heaps[i]);
 	}
-	for (long step = 0; step < steps; step++) {
-		struct agg_value v = { 0 };
-		struct agg_result got, want;
-		bool want_result = rand_r(&seed) % 4 != 0;
+	while (step < steps) {
+		struct agg_value v[MAX_BATCH];
+		uint8_t index[64];
+		uint32_t evict[64];
+		unsigned char wanted[MAX_BATCH];
+		bool stored[MAX_BATCH] = { false };
+		long at[MAX_BATCH];
+		size_t n = how == ONE_BY_ONE ? 1 : 1 + (size_t)rand_r(&seed) % 64, records = n;
+		bool use_index = false, use_want = false, use_evict = how == EVICT_BATCHES;
+		bool use_results = true;
+		struct agg_move m = { .n = n };
 
-		if (step % 400 == 0)
+		if (step >= next_rows) {
 			rows = rand_r(&seed) % 3 == 0 ? 1 + (size_t)(rand_r(&seed) % 40) :
 			    1 + (size_t)(rand_r(&seed) % (MAX_WINDOW - 1));
-		if (w->slots > 0 && rand_r(&seed) % 50 == 0) {
-			for (size_t i = 0; i < count; i++)
-				agg_quantile.pop(heaps[i]);
-			memmove(w->present, w->present + 1, (w->slots - 1) * sizeof(bool));
-			memmove(w->value, w->value + 1, (w->slots - 1) * sizeof(double));
-			w->slots--;
+			next_rows = step + 400;
 		}
-		v.has_number = v.has_text = rand_r(&seed) % 1000 >= mix.missing_per_mille;
-		if (v.has_number)
-			v.number = sorted ? (double)((step / 700) % 2 ? -step : step) :
-			    random_value(&mix, &seed);
+		if (how == ONE_BY_ONE)
+			use_results = rand_r(&seed) % 4 != 0;
+		if (how == INDEXED_BATCHES) {
+			use_index = rand_r(&seed) % 4 != 0;
+			use_want = rand_r(&seed) % 2 == 0;
+			use_evict = rand_r(&seed) % 2 == 0;
+			if (use_index)
+				records = n + (size_t)rand_r(&seed) % (n + 1);
+		}
+		if (w->slots > 0 && (size_t)rand_r(&seed) % 50 < (n < 25 ? n : 25)) {
+			/* An eviction of its own, left pending for the move. */
+			for (size_t i = 0; i < count; i++)
+				agg_step_evict(heaps[i], 1);
+			naive_evict(w, 1);
+		}
 		/* A window larger than rows would only grow: give it rows of its size. */
 		if (w->slots > rows)
 			rows = w->slots;
-		for (size_t i = 0; i < count; i++)
-			cr_assert_eq(agg_slide(heaps[i], rows, &v, want_result ? &got : NULL), 0);
-		naive_slide(w, rows, &v);
-		naive_sort(w);
-		for (size_t i = 0; i < count; i++) {
-			int broken = quantile_window_check(heaps[i]);
+		memset(v, 0, sizeof(v));
+		for (size_t r = 0; r < records; r++) {
+			long value_step = step + (long)r;
 
+			v[r].has_number = v[r].has_text = rand_r(&seed) % 1000 >=
+			    mix.missing_per_mille;
+			if (v[r].has_number)
+				v[r].number = sorted ? (double)((value_step / 700) % 2 ? -value_step :
+				    value_step) : random_value(&mix, &seed);
+			wanted[r] = !use_want || rand_r(&seed) % 4 != 0;
+		}
+		if (use_index)
+			random_index(index, n, records, rand_r(&seed) % 3 == 0, &seed);
+		for (size_t i = 0; i < count; i++)
+			memset(got[i], SENTINEL_BYTE, sizeof(got[i]));
+		/* The naive window's steps, each result as it must be stored. */
+		for (size_t j = 0; j < n; j++, step++) {
+			size_t r = use_index ? index[j] : j;
+
+			if (use_evict) {
+				int choice = rand_r(&seed) % 100;
+				/* What a row window evicts, down to rows - 1 if it grew. */
+				size_t e = w->slots >= rows ? w->slots - rows + 1 : 0;
+
+				if (choice < 1)
+					e = w->slots;
+				else if (choice < 6)
+					e = w->slots < 4 ? w->slots : 1 + (size_t)rand_r(&seed) % 4;
+				else if (choice < 10)
+					e = 0;
+				if (w->slots - e == MAX_WINDOW)
+					e++;
+				evict[j] = (uint32_t)e;
+				naive_evict(w, e);
+			} else if (w->slots == rows) {
+				naive_evict(w, 1);
+			}
+			naive_append(w, &v[r]);
+			if (use_results && wanted[r]) {
+				naive_sort(w);
+				for (size_t i = 0; i < count; i++)
+					naive_result(w, q[i], params.min_count, &want[i][r]);
+				stored[r] = true;
+				at[r] = step;
+			}
+		}
+		m.index = use_index ? index : NULL;
+		m.rows = rows;
+		m.evict = use_evict ? evict : NULL;
+		m.values = v;
+		m.want = use_want ? wanted : NULL;
+		for (size_t i = 0; i < count; i++) {
+			int broken;
+
+			m.results = use_results ? got[i] : NULL;
+			cr_assert_eq(agg_quantile.move(heaps[i], &m), n);
+			for (size_t r = 0; r < records; r++) {
+				if (stored[r])
+					check_result(&got[i][r], &want[i][r], "move", q[i], at[r]);
+				else
+					cr_assert(is_sentinel(&got[i][r]), "seed %u q=%.17g step %ld: "
+					    "record %zu's result stored", seed, q[i], step, r);
+			}
+			broken = quantile_window_check(heaps[i]);
 			cr_assert_eq(broken, 0, "seed %u q=%.17g step %ld: invariant %d broken",
 			    seed, q[i], step, broken);
-			cr_assert_eq(agg_quantile.size(heaps[i]), w->slots);
-			if (!want_result)
+		}
+		naive_sort(w);
+		for (size_t i = 0; i < count; i++) {
+			struct agg_result result, expected;
+
+			cr_assert_eq(slots_of(heaps[i]), w->slots);
+			cr_assert_eq(values_of(heaps[i]), w->count);
+			/* Reading the result finishes a pending pop: not after every move. */
+			if (rand_r(&seed) % 3 == 0)
 				continue;
-			agg_quantile.result(heaps[i], &got);
-			naive_result(w, q[i], params.min_count, &want);
-			check_result(&got, &want, "slide", q[i], step);
+			agg_step_result(heaps[i], &result);
+			naive_result(w, q[i], params.min_count, &expected);
+			check_result(&result, &expected, "after the move", q[i], step);
 		}
 	}
 	for (size_t i = 0; i < count; i++)
@@ -333,7 +480,7 @@ Test(quantile, slide_random_sequences_against_naive)
 {
 	for (unsigned seed = 1; seed <= 30; seed++)
 		slide_sequence(seed * 104729, 3000, slide_percentiles, SLIDE_PERCENTILE_COUNT,
-		    false);
+		    false, ONE_BY_ONE);
 }
 
 /* Sorted runs move the split on every step: mid fills, spills and refills all the time. */
@@ -341,7 +488,28 @@ Test(quantile, slide_sorted_runs_against_naive)
 {
 	for (unsigned seed = 1; seed <= 6; seed++)
 		slide_sequence(seed * 15485863, 3000, slide_percentiles,
-		    SLIDE_PERCENTILE_COUNT, true);
+		    SLIDE_PERCENTILE_COUNT, true, ONE_BY_ONE);
+}
+
+/* The same in moves of 1 to 64 steps, as the pipeline moves a batch, every way. */
+Test(quantile, move_random_sequences_against_naive)
+{
+	const enum how hows[] = { ROW_BATCHES, EVICT_BATCHES, INDEXED_BATCHES };
+
+	for (size_t h = 0; h < sizeof(hows) / sizeof(hows[0]); h++)
+		for (unsigned seed = 1; seed <= 30; seed++)
+			slide_sequence(seed * 104729 + (unsigned)h, 3000, slide_percentiles,
+			    SLIDE_PERCENTILE_COUNT, false, hows[h]);
+}
+
+Test(quantile, move_sorted_runs_against_naive)
+{
+	const enum how hows[] = { ROW_BATCHES, EVICT_BATCHES, INDEXED_BATCHES };
+
+	for (size_t h = 0; h < sizeof(hows) / sizeof(hows[0]); h++)
+		for (unsigned seed = 1; seed <= 6; seed++)
+			slide_sequence(seed * 15485863 + (unsigned)h, 3000, slide_percentiles,
+			    SLIDE_PERCENTILE_COUNT, true, hows[h]);
 }
 
 static struct agg *
@@ -359,7 +527,7 @@ push_number(struct agg *agg, double x)
 {
 	struct agg_value v = { .has_text = true, .has_number = true, .number = x };
 
-	cr_assert_eq(agg_quantile.push(agg, &v), 0);
+	cr_assert_eq(agg_step_push(agg, &v), 0);
 }
 
 static void
@@ -367,7 +535,7 @@ push_missing(struct agg *agg)
 {
 	struct agg_value v = { 0 };
 
-	cr_assert_eq(agg_quantile.push(agg, &v), 0);
+	cr_assert_eq(agg_step_push(agg, &v), 0);
 }
 
 /* The result of agg, asserting it is a number. */
@@ -376,7 +544,7 @@ number_of(struct agg *agg)
 {
 	struct agg_result r;
 
-	agg_quantile.result(agg, &r);
+	agg_step_result(agg, &r);
 	cr_assert_eq(r.kind, AGG_RESULT_NUMBER);
 	return r.number;
 }
@@ -386,7 +554,7 @@ is_null(struct agg *agg)
 {
 	struct agg_result r;
 
-	agg_quantile.result(agg, &r);
+	agg_step_result(agg, &r);
 	return r.kind == AGG_RESULT_NULL;
 }
 
@@ -451,14 +619,13 @@ Test(quantile, min_count_counts_values_not_slots)
 	push_number(agg, 2);
 	push_missing(agg);
 	cr_assert(is_null(agg), "2 values < min_count 3");
-	cr_assert_eq(agg_quantile.size(agg), 4);
+	cr_assert_eq(slots_of(agg), 4);
 	push_number(agg, NAN);
 	cr_assert(isnan(number_of(agg)), "a NaN is a value");
 	push_number(agg, 3);
-	agg_quantile.pop(agg);
+	agg_step_evict(agg, 1);
 	cr_assert(isnan(number_of(agg)), "2, NaN, 3 are still 3 values");
-	agg_quantile.pop(agg);
-	agg_quantile.pop(agg);
+	agg_step_evict(agg, 2);
 	cr_assert(is_null(agg), "2 values left, the NaN one of them");
 	agg_quantile.destroy(agg);
 }
@@ -471,14 +638,14 @@ Test(quantile, empty_and_all_missing_windows_are_null)
 	push_missing(agg);
 	push_missing(agg);
 	cr_assert(is_null(agg), "min_count 0 still needs a value");
-	cr_assert_eq(agg_quantile.size(agg), 2);
+	cr_assert_eq(slots_of(agg), 2);
 	push_number(agg, 5);
 	cr_assert_eq(number_of(agg), 5);
-	agg_quantile.pop(agg);
-	agg_quantile.pop(agg);
-	agg_quantile.pop(agg);
+	agg_step_evict(agg, 1);
+	agg_step_evict(agg, 1);
+	agg_step_evict(agg, 1);
 	cr_assert(is_null(agg));
-	cr_assert_eq(agg_quantile.size(agg), 0);
+	cr_assert_eq(slots_of(agg), 0);
 	agg_quantile.destroy(agg);
 }
 
@@ -490,9 +657,9 @@ Test(quantile, nan_poisons_until_it_leaves)
 	push_number(agg, NAN);
 	push_number(agg, 3);
 	cr_assert(isnan(number_of(agg)));
-	agg_quantile.pop(agg);
+	agg_step_evict(agg, 1);
 	cr_assert(isnan(number_of(agg)));
-	agg_quantile.pop(agg);
+	agg_step_evict(agg, 1);
 	cr_assert_eq(number_of(agg), 3);
 	agg_quantile.destroy(agg);
 }
@@ -528,7 +695,7 @@ Test(quantile, negative_and_positive_zero_are_equal)
 		push_number(agg, zeros[i]);
 	cr_assert_eq(number_of(agg), 0);
 	for (int i = 0; i < 4; i++) {
-		agg_quantile.pop(agg);
+		agg_step_evict(agg, 1);
 		push_number(agg, i % 2 ? 0.0 : -0.0);
 		cr_assert_eq(number_of(agg), 0);
 	}
@@ -544,7 +711,7 @@ Test(quantile, duplicates_keep_their_count)
 		push_number(agg, i == 25 ? 100 : 7);
 	cr_assert_eq(number_of(agg), 7);
 	for (int i = 0; i < 49; i++) {
-		agg_quantile.pop(agg);
+		agg_step_evict(agg, 1);
 		cr_assert_eq(values_of(agg), (uint64_t)(49 - i));
 	}
 	cr_assert_eq(number_of(agg), 7);
@@ -562,9 +729,9 @@ Test(quantile, huge_window_on_few_records_uses_little_memory)
 	const uint64_t window = 1000000000;
 
 	for (int i = 0; i < 10; i++) {
-		if (agg_quantile.size(agg) == window)
-			agg_quantile.pop(agg);
-		push_number(agg, i);
+		struct agg_value v = { .has_text = true, .has_number = true, .number = i };
+
+		cr_assert_eq(agg_step_slide(agg, window, &v, NULL), 0);
 	}
 	quantile_window_stats(agg, &stats);
 	cr_assert_eq(stats.slots, 10);
@@ -593,19 +760,25 @@ Test(quantile, memory_per_slot_at_a_million)
 	}
 }
 
-/* The full-window order the pipeline uses: pop, push, result, with values re-entering. */
+/*
+ * The full-window order the pipeline uses: pop, push, result in one step of a row
+ * window, with values re-entering.
+ */
 Test(quantile, sliding_full_window)
 {
 	struct agg *agg = make(0.5, 1);
 
 	for (int i = 0; i < 1000; i++) {
-		if (agg_quantile.size(agg) == 3)
-			agg_quantile.pop(agg);
-		push_number(agg, i % 7);
+		struct agg_value v = { .has_text = true, .has_number = true, .number = i % 7 };
+		struct agg_result r;
+
+		cr_assert_eq(agg_step_slide(agg, 3, &v, &r), 0);
+		cr_assert_eq(r.kind, AGG_RESULT_NUMBER);
 		if (i >= 2) {
 			double a = (i - 2) % 7, b = (i - 1) % 7, c = i % 7;
 			double mid = fmax(fmin(a, b), fmin(fmax(a, b), c));
 
+			cr_assert_eq(r.number, mid, "step %d", i);
 			cr_assert_eq(number_of(agg), mid, "step %d", i);
 		}
 	}
@@ -644,9 +817,9 @@ ParameterizedTest(int *fail_at, quantile, failed_allocation_leaves_window_intact
 	for (int i = 1; i <= 100; i++) {
 		struct agg_value v = { .has_text = true, .has_number = true, .number = held + 1 };
 
-		if (agg_quantile.push(agg, &v) != 0) {
+		if (agg_step_push(agg, &v) != 0) {
 			failures++;
-			cr_assert_eq(agg_quantile.size(agg), (uint64_t)held);
+			cr_assert_eq(slots_of(agg), (uint64_t)held);
 			continue;
 		}
 		held++;

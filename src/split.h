@@ -1,0 +1,233 @@
+/*
+ * split.h: blank-separated lines split into fields, as awk splits them.
+ *
+ * A field is a run of bytes other than space and TAB; a line ends at its LF, and a CR
+ * before the LF is not part of it.  split_line() finds a line's end and its first
+ * fields in one pass: 16 bytes at a time with SSE2 where there is SSE2, a word at a
+ * time elsewhere (split_line_portable, which the tests hold the other to).  Every
+ * function may read up to 16 bytes past the end it is given (the reader's READER_PAD).
+ */
+#ifndef SWAG_SPLIT_H
+#define SWAG_SPLIT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "reader.h"
+#include "record.h"
+
+#if defined(__SSE2__) && !defined(SPLIT_NO_SIMD)
+#define SPLIT_SSE2 1
+#include <emmintrin.h>
+#endif
+
+/* Forced inline: the splitter is the inner loop of reading blank-separated input. */
+#define SPLIT_INLINE static inline __attribute__((always_inline))
+
+/*
+ * Returns the position of the first blank (space or TAB) among the 8 bytes at s,
+ * or 8.  It tests the 8 bytes at once (the reader makes them readable past a line's
+ * end): x - 0x01... & ~x marks a zero byte of x exactly where no lower byte is zero,
+ * so the lowest mark is exact.  On 7-byte numbers this costs about 15 instructions
+ * where a byte loop costs 55.
+ */
+SPLIT_INLINE size_t
+first_blank_of_8(const char *s)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	const uint64_t ones = 0x0101010101010101u, highs = 0x8080808080808080u;
+	uint64_t word, spaces, tabs, marks;
+
+	memcpy(&word, s, sizeof(word));
+	spaces = word ^ (ones * ' ');
+	tabs = word ^ (ones * '\t');
+	marks = (((spaces - ones) & ~spaces) | ((tabs - ones) & ~tabs)) & highs;
+	return marks != 0 ? (size_t)__builtin_ctzll(marks) / 8 : 8;
+#else
+	size_t i = 0;
+
+	while (i < 8 && s[i] != ' ' && s[i] != '\t')
+		i++;
+	return i;
+#endif
+}
+
+/*
+ * Returns the length, 1 to 15, of the line at s when it is one short field alone (such
+ * as "37.922" or "10.2.235.47" and its LF, the LF before end); else 0.  A word at a time
+ * is tested for bytes below '!', among them LF, CR, space and TAB, as first_blank_of_8
+ * tests for blanks: x - 0x21... & ~x marks a byte below 0x21 exactly where no lower byte
+ * is one, so the lowest mark is the line's first control character or blank, and the
+ * line is a bare field when that is its LF.  That costs about 10 instructions a word,
+ * where a search for the LF and then one for the field's end cost about 70.  The second
+ * word is read only when the first is all field, so its LF is further on and the 8
+ * bytes are there (the lines end in LF, or the reader's padding follows the last).
+ */
+SPLIT_INLINE size_t
+short_bare_line(const char *s, const char *end)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	const uint64_t ones = 0x0101010101010101u, highs = 0x8080808080808080u;
+	uint64_t word, marks;
+	size_t len = 0;
+
+	memcpy(&word, s, sizeof(word));
+	marks = (word - ones * '!') & ~word & highs;
+	if (marks == 0) {
+		len = 8;
+		memcpy(&word, s + 8, sizeof(word));
+		marks = (word - ones * '!') & ~word & highs;
+		if (marks == 0)
+			return 0;
+	}
+	len += (size_t)__builtin_ctzll(marks) / 8;
+	return s[len] == '\n' && (size_t)(end - s) > len ? len : 0;
+#else
+	(void)s;
+	(void)end;
+	return 0;
+#endif
+}
+
+/*
+ * Finds the next blank-separated field at or after s, before end: stores its text in
+ * *field and returns the position after it, or returns NULL when only blanks are left.
+ */
+SPLIT_INLINE const char *
+next_blank_field(const char *s, const char *end, struct field *field)
+{
+	size_t k;
+
+	while (s < end && (*s == ' ' || *s == '\t'))
+		s++;
+	if (s == end)
+		return NULL;
+	field->text = s;
+	do {
+		k = first_blank_of_8(s);
+		s += k;
+	} while (k == 8 && s < end);
+	if (s > end)
+		s = end;
+	field->len = (size_t)(s - field->text);
+	return s;
+}
+
+/*
+ * split_line with a word at a time: finds the LF, then the fields one after another.
+ * The same contract as split_line.
+ */
+SPLIT_INLINE const char *
+split_line_portable(const char *s, const char *end, struct field *fields, size_t limit,
+    size_t *count)
+{
+	const char *line_end = reader_find_newline(s, end), *p = s;
+	size_t n = 0;
+
+	if (line_end == NULL)
+		line_end = end;
+	if (line_end > s && line_end[-1] == '\r')
+		line_end--;
+	while (n < limit && (p = next_blank_field(p, line_end, &fields[n])) != NULL)
+		n++;
+	*count = n;
+	return line_end < end && *line_end == '\r' ? line_end + 1 : line_end;
+}
+
+#ifdef SPLIT_SSE2
+/*
+ * Splits the line at s, in a run of lines that ends at end, into fields separated by
+ * runs of blanks (spaces and TABs), as awk does, and finds its end on the way: 16
+ * bytes at a time are compared with a space, a TAB and an LF, and the fields are read
+ * off the bit masks (about 10 instructions a chunk and 8 a field, where a byte loop
+ * costs 3 a byte).  The first limit fields go to fields[], their number to *count; a
+ * CR before the LF is not part of the line.  Returns the line's LF, or end.  The 16
+ * bytes at any position before end are readable (READER_PAD).
+ */
+SPLIT_INLINE const char *
+split_line_sse2(const char *s, const char *end, struct field *fields, size_t limit,
+    size_t *count)
+{
+	const __m128i space = _mm_set1_epi8(' '), tab = _mm_set1_epi8('\t');
+	const __m128i lf = _mm_set1_epi8('\n');
+	const char *p = s, *open = NULL;	/* open: a field that runs on, from here */
+	size_t n = 0;
+
+	for (;; p += 16) {
+		__m128i x = _mm_loadu_si128((const __m128i *)(const void *)p);
+		uint32_t blanks = (uint32_t)_mm_movemask_epi8(_mm_or_si128(
+		    _mm_cmpeq_epi8(x, space), _mm_cmpeq_epi8(x, tab)));
+		uint32_t stops = (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(x, lf));
+		uint32_t fill, starts;
+		size_t left = (size_t)(end - p);
+		unsigned line_bytes;
+
+		if (left < 16)
+			stops |= 1u << left;
+		line_bytes = stops != 0 ? (unsigned)__builtin_ctz(stops) : 16;
+		/* The bytes of fields in the chunk: bit i for p[i]; the line's end closes them. */
+		fill = ~blanks & ((1u << line_bytes) - 1);
+		if (open != NULL) {
+			unsigned stop = (unsigned)__builtin_ctz(~fill);
+
+			if (stop == 16)
+				continue;
+			if (n < limit) {
+				fields[n].text = open;
+				fields[n].len = (size_t)(p + stop - open);
+			}
+			n++;
+			open = NULL;
+			fill &= ~((1u << stop) - 1);
+		}
+		/* A field starts where a field byte follows a blank. */
+		starts = fill & ~(fill << 1);
+		while (starts != 0) {
+			unsigned first = (unsigned)__builtin_ctz(starts);
+			unsigned stop = (unsigned)__builtin_ctz(~(fill >> first)) + first;
+
+			if (stop >= 16 && line_bytes == 16) {
+				open = p + first;	/* it runs into the next chunk */
+				break;
+			}
+			if (n < limit) {
+				fields[n].text = p + first;
+				fields[n].len = stop - first;
+			}
+			n++;
+			starts &= starts - 1;
+		}
+		if (line_bytes < 16) {
+			const char *line_end = p + line_bytes;
+
+			/* A CR before the LF ends the line's last field, or is one by itself. */
+			if (line_end > s && line_end[-1] == '\r' && n > 0 && n <= limit &&
+			    fields[n - 1].text + fields[n - 1].len == line_end &&
+			    --fields[n - 1].len == 0)
+				n--;
+			*count = n < limit ? n : limit;
+			return line_end;
+		}
+	}
+}
+#endif
+
+/*
+ * Splits the line at s, in a run of lines that ends at end, into fields: the first
+ * limit of them go to fields[], their number to *count.  Returns the line's LF, or end
+ * for a last line without one.
+ */
+SPLIT_INLINE const char *
+split_line(const char *s, const char *end, struct field *fields, size_t limit,
+    size_t *count)
+{
+#ifdef SPLIT_SSE2
+	return split_line_sse2(s, end, fields, limit, count);
+#else
+	return split_line_portable(s, end, fields, limit, count);
+#endif
+}
+
+#endif /* SWAG_SPLIT_H */

@@ -1,0 +1,159 @@
+/*
+ * test_split.c: blank-separated lines split into fields (src/split.h): the SSE2
+ * splitter and the portable one against a naive byte loop, over random runs of lines
+ * whose fields, blanks, CRs and lengths cross every 16-byte boundary.
+ */
+#include <criterion/criterion.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "split.h"
+
+/* xorshift64*: reproducible random numbers. */
+static uint64_t
+next_random(uint64_t *state)
+{
+	*state ^= *state >> 12;
+	*state ^= *state << 25;
+	*state ^= *state >> 27;
+	return *state * 0x2545F4914F6CDD1DU;
+}
+
+/*
+ * The naive splitter: the line ends at its LF (or end), a CR before the LF is not
+ * part of it, and fields are the runs of bytes other than space and TAB.
+ */
+static const char *
+naive_split(const char *s, const char *end, struct field *fields, size_t limit,
+    size_t *count)
+{
+	const char *lf = s, *line_end;
+	size_t n = 0;
+
+	while (lf < end && *lf != '\n')
+		lf++;
+	line_end = lf > s && lf[-1] == '\r' ? lf - 1 : lf;
+	for (const char *p = s; p < line_end;) {
+		const char *start;
+
+		if (*p == ' ' || *p == '\t') {
+			p++;
+			continue;
+		}
+		start = p;
+		while (p < line_end && *p != ' ' && *p != '\t')
+			p++;
+		if (n < limit) {
+			fields[n].text = start;
+			fields[n].len = (size_t)(p - start);
+		}
+		n++;
+	}
+	*count = n < limit ? n : limit;
+	return lf;
+}
+
+typedef const char *(*splitter)(const char *, const char *, struct field *, size_t,
+    size_t *);
+
+static const char *
+sse2_or_portable(const char *s, const char *end, struct field *fields, size_t limit,
+    size_t *count)
+{
+	return split_line(s, end, fields, limit, count);
+}
+
+static const char *
+portable(const char *s, const char *end, struct field *fields, size_t limit,
+    size_t *count)
+{
+	return split_line_portable(s, end, fields, limit, count);
+}
+
+/* Splits every line of buf[0, len) with split and with the naive loop; they must agree. */
+static void
+check_run(splitter split, const char *buf, size_t len, size_t limit)
+{
+	const char *s = buf, *end = buf + len;
+	struct field want[64], got[64];
+
+	while (s < end) {
+		size_t want_count, got_count;
+		const char *want_end = naive_split(s, end, want, limit, &want_count);
+		const char *got_end = split(s, end, got, limit, &got_count);
+
+		cr_assert_eq(got_end, want_end, "line at %td: end %td, expected %td", s - buf,
+		    got_end - buf, want_end - buf);
+		cr_assert_eq(got_count, want_count, "line at %td: %zu fields, expected %zu",
+		    s - buf, got_count, want_count);
+		for (size_t i = 0; i < want_count; i++)
+			cr_assert(got[i].text == want[i].text && got[i].len == want[i].len,
+			    "line at %td, field %zu: (%td, %zu), expected (%td, %zu)", s - buf, i,
+			    got[i].text - buf, got[i].len, want[i].text - buf, want[i].len);
+		s = want_end + 1;
+	}
+}
+
+Test(split, random_runs_of_lines)
+{
+	static const char alphabet[] = "ab  \t\t\r\n\x01#9";
+	static const size_t limits[] = { 0, 1, 2, 3, 5, 60 };
+	enum { RUNS = 20000, LEN_MAX = 200, PAD = READER_PAD };
+	char buf[LEN_MAX + PAD];
+	uint64_t state = 0x9E3779B97F4A7C15U;
+
+	for (int run = 0; run < RUNS; run++) {
+		size_t len = (size_t)(next_random(&state) % LEN_MAX);
+		/* Mostly fields and blanks, with line ends now and then. */
+		for (size_t i = 0; i < len; i++) {
+			uint64_t r = next_random(&state);
+
+			buf[i] = r % 8 == 0 ? alphabet[(r >> 8) % (sizeof(alphabet) - 1)] :
+			    "abcdefgh   \t"[(r >> 8) % 12];
+		}
+		/* The padding holds what a reader's might: anything but the input. */
+		for (size_t i = len; i < len + PAD; i++)
+			buf[i] = (char)(next_random(&state) & 0xFF);
+		for (size_t l = 0; l < sizeof(limits) / sizeof(limits[0]); l++) {
+			check_run(sse2_or_portable, buf, len, limits[l]);
+			check_run(portable, buf, len, limits[l]);
+		}
+	}
+}
+
+Test(split, examples)
+{
+	static const struct {
+		const char *line;
+		size_t count;
+		const char *fields[4];
+	} cases[] = {
+		{ "", 0, { NULL } },
+		{ "  \t ", 0, { NULL } },
+		{ "37.922", 1, { "37.922" } },
+		{ "a\r", 1, { "a" } },
+		{ "a \r", 1, { "a" } },
+		{ "a\r b", 2, { "a\r", "b" } },
+		{ " 1700000000.000  web-06\t37.922 ", 3, { "1700000000.000", "web-06", "37.922" } },
+		{ "a_field_of_exactly_sixteen_bytes_", 1, { "a_field_of_exactly_sixteen_bytes_" } },
+		{ "0123456789abcdef 0123456789abcdef", 2, { "0123456789abcdef", "0123456789abcdef" } },
+	};
+	char buf[256];
+
+	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		size_t len = strlen(cases[c].line), count;
+		struct field fields[8];
+		const char *end;
+
+		memset(buf, 'x', sizeof(buf));
+		memcpy(buf, cases[c].line, len);
+		buf[len] = '\n';
+		end = split_line(buf, buf + len + 1, fields, 8, &count);
+		cr_assert_eq(end, buf + len, "\"%s\": the LF", cases[c].line);
+		cr_assert_eq(count, cases[c].count, "\"%s\": %zu fields", cases[c].line, count);
+		for (size_t i = 0; i < count; i++)
+			cr_assert(fields[i].len == strlen(cases[c].fields[i]) &&
+			    memcmp(fields[i].text, cases[c].fields[i], fields[i].len) == 0,
+			    "\"%s\", field %zu", cases[c].line, i);
+	}
+}
