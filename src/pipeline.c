@@ -396,17 +396,57 @@ write_input_record(struct pipeline *p, const struct record *record)
 }
 
 /*
+ * Counts the problem of a timestamp that could not be read (ok false) or went
+ * backwards, in field (and next, when the timestamp took two fields, which the
+ * message then quotes with a space between).  Returns false when --strict stops the
+ * run.  Out of line: the common record never comes here.
+ */
+static __attribute__((noinline)) bool
+time_problem(struct pipeline *p, const struct record *record, const struct field *field,
+    const struct field *next, const struct agg_value *v, bool ok)
+{
+	struct field joined_field;
+	char joined[PIPELINE_QUOTE_MAX];
+
+	if (next != NULL) {
+		size_t n = field->len < sizeof(joined) ? field->len : sizeof(joined);
+
+		memcpy(joined, field->text, n);
+		if (n < sizeof(joined))
+			joined[n++] = ' ';
+		memcpy(joined + n, next->text,
+		    next->len < sizeof(joined) - n ? next->len : sizeof(joined) - n);
+		joined_field.text = joined;
+		joined_field.len = field->len + 1 + next->len;	/* quoted up to sizeof(joined) */
+		field = &joined_field;
+	}
+	if (!ok) {
+		/* An epoch beyond 1e11 s (past 2262, unreadable) is probably in milliseconds. */
+		if (epoch_exceeds_1e11_seconds(v->text, v->text_len, p->config->epoch_unit)) {
+			struct problem *hint = &p->report->problems[PROBLEM_EPOCH_UNIT];
+
+			if (hint->count++ == 0) {
+				hint->first_line = record->line;
+				hint->first_column = p->time_column;
+			}
+		}
+		return !pipeline_problem(p, PROBLEM_BAD_TIMESTAMP, record->line, p->time_column,
+		    field, record->field_count);
+	}
+	return !pipeline_problem(p, PROBLEM_TIME_BACKWARDS, record->line, p->time_column,
+	    field, record->field_count);
+}
+
+/*
  * Reads the record's timestamp into p->time: the newest seen when the field is
  * missing, unreadable, or older than that.  Returns false when --strict stops the
  * run.
  */
-static bool
+PIPELINE_HOT bool
 pipeline_read_time(struct pipeline *p, const struct record *record)
 {
 	const struct pipeline_config *config = p->config;
 	const struct field *field, *next = NULL;
-	struct field joined_field;
-	char joined[PIPELINE_QUOTE_MAX];
 	struct agg_value v;
 	size_t taken = 1;
 	int64_t t;
@@ -421,46 +461,19 @@ pipeline_read_time(struct pipeline *p, const struct record *record)
 	 * In blank-separated input a date and a time, or "[date" and "zone]", are two
 	 * fields; a date followed by no time is its midnight, the next field a field.
 	 */
-	if (config->input_delimiter == '\0' && p->time_column < record->field_count) {
+	if (p->csv == NULL && p->time_column < record->field_count) {
 		next = &record->fields[p->time_column];
 		ok = parse_timestamp_fields(v.text, v.text_len, next->text, next->len,
 		    config->epoch_unit, &t, &taken);
 	} else {
 		ok = parse_timestamp(v.text, v.text_len, config->epoch_unit, &t);
 	}
-	if (ok && !(p->have_time && t < p->time)) {
+	if (__builtin_expect(ok && !(p->have_time && t < p->time), 1)) {
 		p->time = t;
 		p->have_time = true;
 		return true;
 	}
-	/* A problem: a message quotes both fields of a pair, a space between. */
-	if (taken == 2) {
-		size_t n = field->len < sizeof(joined) ? field->len : sizeof(joined);
-
-		memcpy(joined, field->text, n);
-		if (n < sizeof(joined))
-			joined[n++] = ' ';
-		memcpy(joined + n, next->text,
-		    next->len < sizeof(joined) - n ? next->len : sizeof(joined) - n);
-		joined_field.text = joined;
-		joined_field.len = field->len + 1 + next->len;	/* quoted up to sizeof(joined) */
-		field = &joined_field;
-	}
-	if (!ok) {
-		/* An epoch beyond 1e11 s (past 2262, unreadable) is probably in milliseconds. */
-		if (epoch_exceeds_1e11_seconds(v.text, v.text_len, config->epoch_unit)) {
-			struct problem *hint = &p->report->problems[PROBLEM_EPOCH_UNIT];
-
-			if (hint->count++ == 0) {
-				hint->first_line = record->line;
-				hint->first_column = p->time_column;
-			}
-		}
-		return !pipeline_problem(p, PROBLEM_BAD_TIMESTAMP, record->line, p->time_column,
-		    field, record->field_count);
-	}
-	return !pipeline_problem(p, PROBLEM_TIME_BACKWARDS, record->line, p->time_column,
-	    field, record->field_count);
+	return time_problem(p, record, field, taken == 2 ? next : NULL, &v, ok);
 }
 
 /* Frees a group and its windows. */
@@ -1116,7 +1129,7 @@ split_blank_lines(struct pipeline *p, const char *s, size_t len, uint64_t *line_
 	const char *end = s + len;
 	struct batch *b = &p->batch;
 	/* A record reading field 1 alone is often one short field: found a word at a time. */
-	bool one_field = p->keep == 1 && !config->skip_comments;
+	bool one_field = p->keep == 1 && !config->skip_comments, append = config->append;
 	/* The batch's counts in locals: the records' stores could alias them in memory. */
 	uint64_t number = *line_number;
 	size_t k = b->n, used = b->field_len;
@@ -1131,7 +1144,8 @@ split_blank_lines(struct pipeline *p, const char *s, size_t len, uint64_t *line_
 		size_t n;
 
 		number++;
-		b->first[k] = used;
+		if (!b->fields_held)
+			b->first[k] = used;
 		if (one_field && (n = short_bare_line(line, end)) != 0) {
 			s = line + n + 1;
 			record->fields = b->fields + used;
@@ -1185,8 +1199,10 @@ split_blank_lines(struct pipeline *p, const char *s, size_t len, uint64_t *line_
 		used += (size_t)count;
 		record->field_count = (size_t)count;
 		record->line = number;
-		record->raw = line;
-		record->raw_len = n;
+		if (append) {
+			record->raw = line;
+			record->raw_len = n;
+		}
 		if (++k == b->cap) {
 			b->n = k;
 			b->field_len = used;

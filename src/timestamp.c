@@ -47,7 +47,7 @@ is_digit(char c)
 }
 
 /* Moves *start forward and *end back past blanks; leaves an empty range when all blank. */
-static void
+static inline void
 trim_blanks(const char **start, const char **end)
 {
 	while (*start < *end && is_blank(**start))
