@@ -231,32 +231,35 @@ csvread_error_column(const struct csvread *r)
 static enum csvread_status
 parse_piece(struct csvread *r, const char *bytes, size_t len)
 {
-	size_t done;
-
 	/*
 	 * libcsv grows its field buffer by a fixed block (128 bytes by default), which
-	 * makes a long field cost quadratic time in copies.  Asking for a block as
-	 * large as the buffer already is makes the growth geometric.
+	 * makes a long field cost quadratic time in copies.  Asking, every 64 KiB, for a
+	 * block as large as the buffer already is makes the growth geometric (a line of
+	 * 100 MB comes in one piece).
 	 */
-	if (csv_get_buffer_size(&r->parser) > 128)
-		csv_set_blk_size(&r->parser, csv_get_buffer_size(&r->parser));
-	done = csv_parse(&r->parser, bytes, len, on_field, on_record_end, r);
+	for (size_t at = 0; at < len;) {
+		size_t chunk = len - at < 65536 ? len - at : 65536, done;
 
-	if (r->no_memory)
-		return CSVREAD_NO_MEMORY;
-	/*
-	 * A stop comes before any error libcsv met later in the same piece (a record may
-	 * end at a lone CR mid-line): the caller's reason to stop stands, whatever the
-	 * block sizes.
-	 */
-	if (r->stopped)
-		return CSVREAD_STOPPED;
-	if (done < len) {
-		if (csv_error(&r->parser) != CSV_EPARSE)
+		if (csv_get_buffer_size(&r->parser) > 128)
+			csv_set_blk_size(&r->parser, csv_get_buffer_size(&r->parser));
+		done = csv_parse(&r->parser, bytes + at, chunk, on_field, on_record_end, r);
+		if (r->no_memory)
 			return CSVREAD_NO_MEMORY;
-		r->error_line = r->line;
-		r->error_column = r->span_count + 1;
-		return CSVREAD_MALFORMED;
+		/*
+		 * A stop comes before any error libcsv met later in the same piece (a record
+		 * may end at a lone CR mid-line): the caller's reason to stop stands,
+		 * whatever the block sizes.
+		 */
+		if (r->stopped)
+			return CSVREAD_STOPPED;
+		if (done < chunk) {
+			if (csv_error(&r->parser) != CSV_EPARSE)
+				return CSVREAD_NO_MEMORY;
+			r->error_line = r->line;
+			r->error_column = r->span_count + 1;
+			return CSVREAD_MALFORMED;
+		}
+		at += chunk;
 	}
 	return CSVREAD_OK;
 }
