@@ -51,6 +51,7 @@ struct settings {
 	struct window_size default_window;	/* -w */
 	bool have_default_window;
 	bool have_output_delimiter;		/* -o was given */
+	bool have_null, have_na;		/* --null, --na were given */
 	bool quiet;				/* -q */
 	uint64_t min_count;			/* -m */
 	uint64_t hll_bits;			/* --hll-bits */
@@ -119,8 +120,10 @@ help(void)
 "                               (per key with -g)\n"
 "  -m, --min-count=N            null until a window holds N values (default 1)\n"
 "  -p, --precision=N            N digits after the point (0 to 30)\n"
-"      --null=TEXT              what a null result prints as (default empty)\n"
+"      --null=TEXT              what a null result prints as (default - where\n"
+"                               blanks separate the output, else empty)\n"
 "      --na=LIST                comma-separated field texts meaning missing\n"
+"                               (default -; the empty field always is)\n"
 "      --strict                 stop at the first bad input (exit 1)\n"
 "      --hll-bits=P             distinct's HyperLogLog precision, 4 to 18\n"
 "                               (default 12: standard error 1.6%)\n"
@@ -367,9 +370,11 @@ parse_options(int argc, char *argv[], struct settings *settings)
 		case OPTION_NA:
 			mem_free((void *)config->na_texts);
 			config->na_texts = option_na_list(optarg, &config->na_count);
+			settings->have_na = true;
 			break;
 		case OPTION_NULL:
 			config->null_text = optarg;
+			settings->have_null = true;
 			break;
 		case OPTION_STRICT:
 			config->strict = true;
@@ -380,9 +385,20 @@ parse_options(int argc, char *argv[], struct settings *settings)
 			exit(EXIT_USAGE);
 		}
 	}
-	config->null_len = strlen(config->null_text);
 	if (!settings->have_output_delimiter && config->input_delimiter != '\0')
 		config->output_delimiter = config->input_delimiter;
+	/*
+	 * Defaults (swag(1), OUTPUT and BAD INPUT): "-" is a missing field, as logs write
+	 * one; and where fields are separated by blanks, which awk and swag itself read as
+	 * runs, a null prints as "-", so that the columns after it stay in place (TSV's
+	 * readers keep empty fields apart: there it stays empty).
+	 */
+	if (!settings->have_na)
+		config->na_texts = option_na_list("-", &config->na_count);
+	if (!settings->have_null && (config->output_delimiter == '\t' ||
+	    config->output_delimiter == ' ') && config->input_delimiter != '\t')
+		config->null_text = "-";
+	config->null_len = strlen(config->null_text);
 }
 
 /* Fills the per-run seed of hash tables: SWAG_HASH_SEED when set (for tests), else random. */

@@ -794,7 +794,11 @@ stage_write_of(struct pipeline *p, size_t n, const unsigned char *want, size_t s
 			write_input_record(p, &b->rec[k]);
 			output_byte(out, delimiter);
 		} else if (group) {
-			write_text(p, b->groups[k]->key, b->groups[k]->key_len);
+			/* A missing key prints as a null does. */
+			if (b->groups[k]->key_len > 0)
+				write_text(p, b->groups[k]->key, b->groups[k]->key_len);
+			else
+				write_text(p, config->null_text, config->null_len);
 			output_byte(out, delimiter);
 		}
 		for (size_t i = 0; i < spec_count; i++) {

@@ -1012,6 +1012,10 @@ gen_config(struct tcase *c, const char *swag, size_t records)
 	if (*c->null_text != '\0' || chance(0.05)) {
 		opts[nopts][0] = aprintf("--null=%s", c->null_text);
 		opts[nopts++][1] = NULL;
+	} else if ((c->out_delim == '\t' || c->out_delim == ' ') &&
+	    !(c->delimited && c->in_delim == '\t')) {
+		/* OUTPUT: where blanks separate the output (not TSV's), a null is "-". */
+		c->null_text = "-";
 	}
 	if (c->nna > 0) {
 		struct buf list = { 0 };
@@ -1024,6 +1028,9 @@ gen_config(struct tcase *c, const char *swag, size_t records)
 		opts[nopts][0] = aprintf("--na=%s", list.p);
 		opts[nopts++][1] = NULL;
 		free(list.p);
+	} else {
+		/* BAD INPUT: without --na, "-" is missing, as the empty field is. */
+		c->na[c->nna++] = "-";
 	}
 	if (c->hll_bits) {
 		opts[nopts][0] = aprintf("--hll-bits=%d", c->hll_bits);
@@ -1852,7 +1859,11 @@ evaluate(const struct tcase *c, struct expect *e)
 				render_record(&b, c, r);
 				buf_putc(&b, c->out_delim);
 			} else if (c->group_col) {
-				render_text(&b, c, key, strlen(key));
+				/* OUTPUT: a missing key prints as a null does. */
+				if (*key != '\0')
+					render_text(&b, c, key, strlen(key));
+				else
+					render_text(&b, c, c->null_text, strlen(c->null_text));
 				buf_putc(&b, c->out_delim);
 			}
 			o->prefix = astrndup(b.p ? b.p : "", b.len);

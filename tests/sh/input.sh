@@ -40,7 +40,7 @@ awk -v w=7 '{
 		if (lo == "" || value[i] < lo) lo = value[i]
 		if (hi == "" || value[i] > hi) hi = value[i]
 	}
-	printf "%s\t%s\t%d\t%s\n", lo, hi, n, n ? s : ""
+	printf "%s\t%s\t%d\t%s\n", lo, hi, n, n ? s : "-"
 }' "$TMP/random" > "$TMP/expected"
 "$SWAG" -w 7 min max count sum < "$TMP/random" > "$TMP/got"
 expect_eq "random records status" "$?" 0
@@ -64,7 +64,7 @@ awk -v w=5 '{
 		if (i < 1 || !present[i]) continue
 		n++; s += value[i]
 	}
-	printf "%d\t%s\n", n, n ? s : ""
+	printf "%d\t%s\n", n, n ? s : "-"
 }' "$TMP/random" > "$TMP/expected2"
 short=$(awk 'NF == 1' "$TMP/random" | wc -l)
 "$SWAG" -w 5 count:2 sum:2 < "$TMP/random" > "$TMP/got2" 2> "$TMP/err2"
@@ -117,7 +117,7 @@ awk -v w=3 '{
 		if (!present[i]) continue
 		n++; s += value[i]
 	}
-	printf "%d\t%s\t%d\n", n, n ? sprintf("%.17g", s) : "", d
+	printf "%d\t%s\t%d\n", n, n ? sprintf("%.17g", s) : "-", d
 }' "$TMP/short" > "$TMP/expected-short"
 checks=$((checks + 1))
 "$SWAG" --na NA -w 3 count sum distinct < "$TMP/short" 2>/dev/null | cut -f 2,3 > "$TMP/got-short"

@@ -7,7 +7,7 @@ $asan && echo "limits.sh: AddressSanitizer build: the ulimit -v checks are skipp
 # --- NUL bytes.  -a writes the line back byte for byte, NULs included; a field
 # holding one is not a number (count takes it: it is not empty).  @ stands for NUL (printf and awk differ on \0).
 printf '1@2 5\n@\n7 8@\n3 4\n' | tr '@' '\000' > "$TMP/nul"
-printf '1@2 5\t5\t1\n@\t5\t2\n7 8@\t\t2\n3 4\t4\t2\n' | tr '@' '\000' > "$TMP/nul-expected"
+printf '1@2 5\t5\t1\n@\t5\t2\n7 8@\t-\t2\n3 4\t4\t2\n' | tr '@' '\000' > "$TMP/nul-expected"
 "$SWAG" -a -w 2 sum:2 count:1 < "$TMP/nul" > "$TMP/got" 2> "$TMP/err"
 expect_eq "NUL bytes, -a status" "$?" 0
 checks=$((checks + 1))

@@ -34,7 +34,7 @@ awk -v D=10 -v W=5 '{
 		if (seen <= W && V[j] != "-") { rs += V[j]; rc++ }
 		if (T[j] <= $1 - D && seen > W) break
 	}
-	printf "%s\t%s\t%d\t%s\t%s\t%s\t%d\n", $2, (c ? s : ""), c, lo, hi, (rc ? rs : ""), rc
+	printf "%s\t%s\t%d\t%s\t%s\t%s\t%d\n", $2, (c ? s : "-"), c, (c ? lo : "-"), (c ? hi : "-"), (rc ? rs : "-"), rc
 }' "$TMP/stream" > "$TMP/expected"
 
 "$SWAG" -t 1 -g 2 --na=- -w 10s sum:3 count:3 min:3 max:3 sum:3@5 count:3@5 \
@@ -59,7 +59,7 @@ awk -v D=7 '{
 	s = 0; c = 0
 	for (j = n; j >= 1 && T[j] > $1 - D; j--)
 		if (V[j] != "-") { s += V[j]; c++ }
-	printf "%s\t%d\n", (c ? s : ""), c
+	printf "%s\t%d\n", (c ? s : "-"), c
 }' "$TMP/stream" > "$TMP/expected"
 "$SWAG" -t 1 --na=- -w 7s sum:3 count:3 < "$TMP/stream" > "$TMP/got"
 checks=$((checks + 1))
