@@ -115,6 +115,7 @@ struct pipeline {
 	bool quote_output;		/* delimited output: quote fields that need it */
 	bool quote_numbers;		/* ... even numbers: the delimiter may be in one */
 	bool shortest;			/* numbers print shortest: no -p */
+	uint64_t na_lengths;		/* the lengths of the --na texts (see is_na) */
 	bool every_record;		/* every record's results are written, one key's
 					   windows take them all: no steps stage */
 	struct csvread *csv;		/* delimited input: its splitter */
@@ -196,7 +197,7 @@ split_blank_fields(struct batch *b, const char *line, size_t len, size_t limit)
 	}
 	return (ptrdiff_t)n;
 }
-/* True when the field text is one that --na lists as missing. */
+/* True when the field text is one that --na lists as missing (by default "-"). */
 static bool
 is_na_text(const struct pipeline_config *config, const char *text, size_t len)
 {
@@ -204,6 +205,19 @@ is_na_text(const struct pipeline_config *config, const char *text, size_t len)
 		if (config->na_texts[i].len == len && memcmp(config->na_texts[i].text, text, len) == 0)
 			return true;
 	return false;
+}
+
+/*
+ * is_na_text, but most fields have a length that no missing text has: na_lengths, a
+ * bit per length (the last for 63 and longer), tells them apart in one test, where
+ * the call and its loop cost about 35 instructions a field.
+ */
+static inline bool
+is_na(uint64_t na_lengths, const struct pipeline_config *config, const char *text,
+    size_t len)
+{
+	return (na_lengths >> (len < 63 ? len : 63) & 1) != 0 &&
+	    is_na_text(config, text, len);
 }
 
 /*
@@ -265,9 +279,10 @@ trim_blanks(const char *text, size_t n, size_t *len)
  * empty, or an --na text.
  */
 PIPELINE_HOT bool
-field_value(const struct pipeline_config *config, const struct field *field,
-    struct agg_value *v)
+field_value(const struct pipeline *p, const struct field *field, struct agg_value *v)
 {
+	const struct pipeline_config *config = p->config;
+
 	/* A field split at blanks has none around it: the trimming is for delimited input. */
 	if (config->input_delimiter == '\0') {
 		v->text = field->text;
@@ -275,8 +290,7 @@ field_value(const struct pipeline_config *config, const struct field *field,
 	} else {
 		v->text = trim_blanks(field->text, field->len, &v->text_len);
 	}
-	return v->text_len > 0 && !(config->na_count > 0 &&
-	    is_na_text(config, v->text, v->text_len));
+	return v->text_len > 0 && !is_na(p->na_lengths, config, v->text, v->text_len);
 }
 
 /*
@@ -455,7 +469,7 @@ pipeline_read_time(struct pipeline *p, const struct record *record)
 	if (p->time_column > record->field_count)
 		return true;	/* counted with the record's other missing fields */
 	field = &record->fields[p->time_column - 1];
-	if (!field_value(config, field, &v))
+	if (!field_value(p, field, &v))
 		return true;
 	/*
 	 * In blank-separated input a date and a time, or "[date" and "zone]", are two
@@ -588,7 +602,8 @@ stage_values_of(struct pipeline *p, size_t n, size_t column_count)
 	 * it: the trimming is for delimited input.
 	 */
 	bool trim = config->input_delimiter != '\0';
-	size_t na_count = config->na_count, first_number = columns[0].number;
+	size_t first_number = columns[0].number;
+	uint64_t na_lengths = p->na_lengths;
 	bool first_numeric = columns[0].numeric;
 
 	for (size_t k = 0; k < n; k++) {
@@ -619,7 +634,7 @@ stage_values_of(struct pipeline *p, size_t n, size_t column_count)
 				text = trim_blanks(text, len, &len);
 			v->text = text;
 			v->text_len = len;
-			if (len == 0 || (na_count > 0 && is_na_text(config, text, len)))
+			if (len == 0 || is_na(na_lengths, config, text, len))
 				continue;
 			v->has_text = true;
 			if (numeric && !(v->has_number = parse_number(text, len, &v->number)) &&
@@ -1380,6 +1395,9 @@ pipeline_init(struct pipeline *p, const struct pipeline_config *config)
 	    strchr("0123456789.+-eEinfa", config->output_delimiter) != NULL;
 	p->every_record = config->step == 1 && !config->has_group;
 	p->shortest = config->precision < 0;
+	for (size_t i = 0; i < config->na_count; i++)
+		p->na_lengths |= UINT64_C(1) << (config->na_texts[i].len < 63 ?
+		    config->na_texts[i].len : 63);
 	p->time_column = config->has_time ? config->time_column.number : 0;
 	p->group_column = config->has_group ? config->group_column.number : 0;
 	/*
