@@ -934,20 +934,9 @@ mode_keep_text(struct mode_window *w, struct agg_result *result, size_t *used)
 {
 	if (result->kind != AGG_RESULT_TEXT)
 		return 0;
-	if (result->text_len > w->result_texts_cap - *used) {
-		size_t cap = w->result_texts_cap ? w->result_texts_cap : 256;
-		char *texts;
-
-		while (cap - *used < result->text_len) {
-			if (cap > SIZE_MAX / 2)
-				return -1;
-			cap *= 2;
-		}
-		if ((texts = mem_realloc(w->result_texts, cap)) == NULL)
-			return -1;
-		w->result_texts = texts;
-		w->result_texts_cap = cap;
-	}
+	if (mem_grow(&w->result_texts, &w->result_texts_cap, *used + result->text_len, 1,
+	    256) != 0)
+		return -1;
 	memcpy(w->result_texts + *used, result->text, result->text_len);
 	result->count = *used;
 	*used += result->text_len;

@@ -79,28 +79,6 @@ blank_not_space(unsigned char c)
 	return c == '\t';
 }
 
-/* Grows *buf to hold at least need bytes; returns 0 or -1. */
-static int
-grow(void *buf, size_t *cap, size_t need, size_t item_size)
-{
-	size_t new_cap = *cap ? *cap : 16, bytes;
-	void *p;
-
-	while (new_cap < need) {
-		if (new_cap > (size_t)-1 / 2)
-			return -1;
-		new_cap *= 2;
-	}
-	if (new_cap == *cap)
-		return 0;
-	if (mem_array_size(new_cap, item_size, &bytes) != 0 ||
-	    (p = mem_realloc(*(void **)buf, bytes)) == NULL)
-		return -1;
-	*(void **)buf = p;
-	*cap = new_cap;
-	return 0;
-}
-
 /* libcsv's field callback: keeps the field if it may be read. */
 static void
 on_field(void *text, size_t len, void *context)
@@ -113,7 +91,7 @@ on_field(void *text, size_t len, void *context)
 	if (r->stopped || r->no_memory)
 		return;
 	if (r->span_count == r->span_cap &&
-	    grow(&r->spans, &r->span_cap, r->span_count + 1, sizeof(*r->spans)) != 0) {
+	    mem_grow(&r->spans, &r->span_cap, r->span_count + 1, sizeof(*r->spans), 16) != 0) {
 		r->no_memory = true;
 		return;
 	}
@@ -124,7 +102,7 @@ on_field(void *text, size_t len, void *context)
 	if (!span->kept || len == 0)
 		return;
 	if (r->arena_len + len > r->arena_cap &&
-	    grow(&r->arena, &r->arena_cap, r->arena_len + len, 1) != 0) {
+	    mem_grow(&r->arena, &r->arena_cap, r->arena_len + len, 1, 16) != 0) {
 		r->no_memory = true;
 		return;
 	}
@@ -146,7 +124,7 @@ on_record_end(int c, void *context)
 	if (r->span_count == 0 || r->stopped || r->no_memory)
 		return;
 	if (r->span_count > r->field_cap &&
-	    grow(&r->fields, &r->field_cap, r->span_count, sizeof(*r->fields)) != 0) {
+	    mem_grow(&r->fields, &r->field_cap, r->span_count, sizeof(*r->fields), 16) != 0) {
 		r->no_memory = true;
 		return;
 	}
@@ -264,7 +242,7 @@ parse_piece(struct csvread *r, const char *bytes, size_t len)
 	return CSVREAD_OK;
 }
 
-/* True for the blanks libcsv trims around an unquoted field: space and TAB, less the delimiter. */
+/* The blanks libcsv trims around an unquoted field: space and TAB, not the delimiter. */
 static inline bool
 is_trimmed(const struct csvread *r, char c)
 {
@@ -310,7 +288,7 @@ split_line(struct csvread *r, const char *bytes, size_t len)
 		if (stop == NULL)
 			stop = end;
 		if (n == r->field_cap &&
-		    grow(&r->fields, &r->field_cap, n + 1, sizeof(*r->fields)) != 0)
+		    mem_grow(&r->fields, &r->field_cap, n + 1, sizeof(*r->fields), 16) != 0)
 			return CSVREAD_NO_MEMORY;
 		if (r->options.keep_all || n < r->options.keep_fields) {
 			while (s < stop && is_trimmed(r, *s))
@@ -379,7 +357,8 @@ csvread_feed(struct csvread *r, const char *bytes, size_t len)
 			while (blanks < len && (bytes[blanks] == ' ' || bytes[blanks] == '\t'))
 				blanks++;
 			if (blanks > 0) {
-				if (grow(&r->pending, &r->pending_cap, r->pending_len + blanks, 1) != 0)
+				if (mem_grow(&r->pending, &r->pending_cap, r->pending_len + blanks,
+				    1, 16) != 0)
 					return CSVREAD_NO_MEMORY;
 				memcpy(r->pending + r->pending_len, bytes, blanks);
 				r->pending_len += blanks;

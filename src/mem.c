@@ -1,7 +1,29 @@
 /*
- * mem.c: the fault-injection seam of mem.h (compiled to nothing in a normal build).
+ * mem.c: growing arrays, and the fault-injection seam of mem.h (compiled to nothing in
+ * a normal build).
  */
 #include "mem.h"
+
+int
+mem_grow(void *items, size_t *cap, size_t need, size_t item_size, size_t first)
+{
+	size_t new_cap = *cap ? *cap : first, bytes;
+	void *p;
+
+	while (new_cap < need) {
+		if (new_cap > (size_t)-1 / 2)
+			return -1;
+		new_cap *= 2;
+	}
+	if (new_cap == *cap)
+		return 0;
+	if (mem_array_size(new_cap, item_size, &bytes) != 0 ||
+	    (p = mem_realloc(*(void **)items, bytes)) == NULL)
+		return -1;
+	*(void **)items = p;
+	*cap = new_cap;
+	return 0;
+}
 
 #ifdef SWAG_FAULT_INJECTION
 #include <stdint.h>

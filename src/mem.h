@@ -53,4 +53,12 @@ mem_array_size(size_t count, size_t size, size_t *bytes)
 	return 0;
 }
 
+/*
+ * Grows the array *items, of *cap items of item_size bytes (NULL and 0 for none yet),
+ * to hold at least need items: its capacity doubles from first, so that a growing
+ * array costs linear time; an array without items yet is made even when need is 0.
+ * Returns 0, or -1 when memory is short (the array is then as it was).
+ */
+int mem_grow(void *items, size_t *cap, size_t need, size_t item_size, size_t first);
+
 #endif /* SWAG_MEM_H */

@@ -142,24 +142,9 @@ pipeline_idle(void *context)
 static int
 batch_reserve(struct batch *b, size_t need)
 {
-	size_t cap = b->field_cap ? b->field_cap : 256, bytes;
-	struct field *fields;
-
-	if (b->field_len + need <= b->field_cap)
-		return 0;
-	while (cap < b->field_len + need) {
-		if (cap > (size_t)-1 / 4)
-			return -1;
-		cap *= 2;
-	}
-	if (mem_array_size(cap, sizeof(*fields), &bytes) != 0 ||
-	    (fields = mem_realloc(b->fields, bytes)) == NULL)
-		return -1;
-	b->fields = fields;
-	b->field_cap = cap;
-	return 0;
+	return mem_grow(&b->fields, &b->field_cap, b->field_len + need, sizeof(*b->fields),
+	    256);
 }
-
 
 /*
  * Makes room for a whole batch of records of at most keep fields each, when that is
@@ -1259,20 +1244,8 @@ keep_texts(struct batch *b, struct field *fields, size_t n)
 		}
 	len = low != NULL ? (size_t)(high - low) : 0;
 	/* Made even for empty texts: they too point into it. */
-	if (len > b->text_cap - b->text_len || b->texts == NULL) {
-		size_t cap = b->text_cap ? b->text_cap : 4096;
-		char *texts;
-
-		while (cap - b->text_len < len) {
-			if (cap > (size_t)-1 / 2)
-				return -1;
-			cap *= 2;
-		}
-		if ((texts = mem_realloc(b->texts, cap)) == NULL)
-			return -1;
-		b->texts = texts;
-		b->text_cap = cap;
-	}
+	if (mem_grow(&b->texts, &b->text_cap, b->text_len + len, 1, 4096) != 0)
+		return -1;
 	if (len > 0)
 		memcpy(b->texts + b->text_len, low, len);
 	for (size_t i = 0; i < n; i++) {
