@@ -195,7 +195,7 @@ is_na_text(const struct pipeline_config *config, const char *text, size_t len)
 /*
  * is_na_text, but most fields have a length that no missing text has: na_lengths, a
  * bit per length (the last for 63 and longer), tells them apart in one test, where
- * the call and its loop cost about 35 instructions a field.
+ * the call and its loop cost about 30 instructions a field (callgrind, -w 1000 avg).
  */
 static inline bool
 is_na(uint64_t na_lengths, const struct pipeline_config *config, const char *text,
