@@ -47,7 +47,7 @@ endif
 
 deps:
 	@scripts/install-deps $(DEPS_CHECK_ONLY) build
-test-deps:
+test-deps: deps
 	@scripts/install-deps $(DEPS_CHECK_ONLY) test
 
 # The decimal-comma locale the tests run swag under, generated into the build

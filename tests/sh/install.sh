@@ -22,4 +22,27 @@ make -s uninstall DESTDIR="$TMP/root" PREFIX=/opt/swag > "$TMP/log" 2>&1
 checks=$((checks + 1))
 [ ! -e "$TMP/root/opt/swag/bin/swag" ] && [ ! -e "$TMP/root/opt/swag/share/man/man1/swag.1" ] ||
 	fail "make uninstall left files"
+
+# Two runs of scripts/install-deps at once (make -j2 check on a new machine runs
+# deps and test-deps together) take turns: two apt-get runs at once fail on apt's
+# lock.  A stand-in apt-get fails as apt's does when another holds its lock.
+mkdir "$TMP/fake"
+cat > "$TMP/fake/apt-get" << 'EOF_APT'
+#!/bin/sh
+mkdir "$APT_LOCK" 2> /dev/null || { echo "E: Could not get lock $APT_LOCK" >&2; exit 100; }
+sleep 0.3
+echo "apt-get $*" >> "$APT_LOG"
+rmdir "$APT_LOCK"
+EOF_APT
+printf '#!/bin/sh\necho 0\n' > "$TMP/fake/id"
+chmod +x "$TMP/fake/apt-get" "$TMP/fake/id"
+for i in 1 2; do
+	APT_LOCK=$TMP/apt.lock APT_LOG=$TMP/apt.log TMPDIR=$TMP SWAG_DEPS_ROOT=$TMP/none \
+		PATH="$TMP/fake:$PATH" scripts/install-deps build > "$TMP/deps$i.log" 2>&1 &
+done
+wait %1; s1=$?
+wait %2; s2=$?
+expect_eq "two install-deps at once" "$s1 $s2 $(grep -c install "$TMP/apt.log")" "0 0 2"
+checks=$((checks + 1))
+grep -q DPkg::Lock::Timeout "$TMP/apt.log" || fail "apt-get does not wait for another's lock"
 finish
