@@ -39,7 +39,8 @@ enum {
 	OPTION_HLL_BITS,
 	OPTION_NA,
 	OPTION_NULL,
-	OPTION_STRICT
+	OPTION_STRICT,
+	OPTION_YEAR
 };
 
 /*
@@ -78,6 +79,7 @@ static const struct option long_options[] = {
 	{ "time", required_argument, NULL, 't' },
 	{ "version", no_argument, NULL, 'V' },
 	{ "window", required_argument, NULL, 'w' },
+	{ "year", required_argument, NULL, OPTION_YEAR },
 	{ NULL, 0, NULL, 0 }
 };
 
@@ -99,13 +101,19 @@ help(void)
 "(percentile N, e.g. p99 or p99.9), mode, distinct.\n"
 "  COLUMN  field number from 1 (default 1), or a header name with -H\n"
 "  WINDOW  this aggregate's window: rows (100), or with -t a duration\n"
-"          (250ms, 30s, 1.5m, 2h, 1d); default: -w\n"
+"          (250ms, 30s, 1.5m, 5min, 1h30m, 1d, 1w; units w d h m s ms us ns,\n"
+"          also min and sec); default: -w\n"
 "\n"
 "Options:\n"
 "  -w, --window=SIZE            window for every aggregate without @WINDOW\n"
-"  -t, --time=COLUMN            the column of each record's timestamp: epoch\n"
-"                               seconds, ISO 8601 or Common Log Format\n"
-"      --epoch-unit=U           s (default), ms, us or ns for epoch timestamps\n"
+"  -t, --time=COLUMN            the column of each record's timestamp: an\n"
+"                               epoch number, ISO 8601 (a zone may follow in\n"
+"                               its own field), 2026/11/30 12:00:01, syslog\n"
+"                               (Nov 30 12:00:01), Common Log Format or RFC 7231\n"
+"      --epoch-unit=U           s, ms, us or ns for epoch timestamps (default:\n"
+"                               told by the first one's size)\n"
+"      --year=YYYY              the year of syslog dates (default: the current\n"
+"                               one, or the last if the date is ahead)\n"
 "  -g, --group-by=COLUMN        separate windows for every value of COLUMN\n"
 "  -c, --csv                    input is CSV (same as -d ,)\n"
 "  -d, --delimiter=C            input is delimited by C, with CSV quoting;\n"
@@ -362,6 +370,10 @@ parse_options(int argc, char *argv[], struct settings *settings)
 			break;
 		case OPTION_EPOCH_UNIT:
 			config->epoch_unit = option_epoch_unit(optarg);
+			config->epoch_unit_given = true;
+			break;
+		case OPTION_YEAR:
+			config->year = (int)option_count("year", optarg, 1678, 2261);
 			break;
 		case OPTION_HLL_BITS:
 			settings->hll_bits = option_count("HyperLogLog precision", optarg,
@@ -548,6 +560,18 @@ run(struct pipeline_config *config, struct pipeline_report *report)
 	return status;
 }
 
+/* The name --epoch-unit gives a unit. */
+static const char *
+epoch_unit_name(enum epoch_unit unit)
+{
+	static const char *const names[] = {
+		[EPOCH_SECONDS] = "s", [EPOCH_MILLISECONDS] = "ms",
+		[EPOCH_MICROSECONDS] = "us", [EPOCH_NANOSECONDS] = "ns",
+	};
+
+	return names[unit];
+}
+
 /* Writes one summary line per kind of bad input seen. */
 static void
 report_problems(const struct pipeline_report *report)
@@ -566,28 +590,44 @@ report_problems(const struct pipeline_report *report)
 		{ PROBLEM_TIME_BACKWARDS,
 		    "timestamp went backwards, taken as the newest before",
 		    "timestamps went backwards, taken as the newest before" },
-		{ PROBLEM_EPOCH_UNIT,
-		    "timestamp was above 1e11 seconds, probably not in seconds: "
-		    "see --epoch-unit",
-		    "timestamps were above 1e11 seconds, probably not in seconds: "
-		    "see --epoch-unit" },
 	};
+	const struct problem *p = &report->problems[PROBLEM_EPOCH_UNIT];
+	char unit_source[64];
 
 	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++) {
-		const struct problem *p = &report->problems[words[i].kind];
+		const struct problem *q = &report->problems[words[i].kind];
 
-		if (p->count > 0)
+		if (q->count > 0)
 			warn_message("%llu %s (first: line %llu, column %zu)",
-			    (unsigned long long)p->count,
-			    p->count == 1 ? words[i].one : words[i].several,
-			    (unsigned long long)p->first_line, p->first_column);
+			    (unsigned long long)q->count,
+			    q->count == 1 ? words[i].one : words[i].several,
+			    (unsigned long long)q->first_line, q->first_column);
 	}
+	if (p->count == 0)
+		return;
+	if (report->epoch_unit_line > 0)
+		snprintf(unit_source, sizeof(unit_source), "the unit of line %llu's",
+		    (unsigned long long)report->epoch_unit_line);
+	else
+		snprintf(unit_source, sizeof(unit_source), "--epoch-unit");
+	warn_message("%llu epoch timestamp%s above 1e11 seconds read in %s (%s), "
+	    "probably in another unit: see --epoch-unit (first: line %llu, column %zu)",
+	    (unsigned long long)p->count, p->count == 1 ? " was" : "s were",
+	    epoch_unit_name(report->epoch_unit), unit_source,
+	    (unsigned long long)p->first_line, p->first_column);
 }
 
-/* Words the problem that stopped a --strict run. */
+/*
+ * Words the problem that stopped the run: a --strict one, or (first_timestamp) a record
+ * before any timestamp whose timestamp field cannot be read, with the forms swag reads
+ * and the options that may be wrong.
+ */
 static void
-report_failure(const struct pipeline_report *r)
+report_failure(const struct pipeline_report *r, bool first_timestamp)
 {
+	const char *before = first_timestamp ? " (and no timestamp came before it)" : "";
+	char hint[80] = "";
+
 	char quoted[4 * PIPELINE_QUOTE_MAX + 8];	/* every byte may become \\xHH */
 	size_t n = 0;
 
@@ -606,21 +646,30 @@ report_failure(const struct pipeline_report *r)
 	if (r->failed_text_cut)
 		n += (size_t)snprintf(quoted + n, sizeof(quoted) - n, "...");
 	quoted[n] = '\0';
+	if (r->problems[PROBLEM_EPOCH_UNIT].count > 0)
+		snprintf(hint, sizeof(hint), " (above 1e11 seconds read in %s: see "
+		    "--epoch-unit)", epoch_unit_name(r->epoch_unit));
 	if (r->failed_kind == PROBLEM_NOT_NUMBER)
 		warn_message("line %llu, column %zu: '%s' is not a number",
 		    (unsigned long long)r->failed_line, r->failed_column, quoted);
 	else if (r->failed_kind == PROBLEM_BAD_TIMESTAMP)
-		warn_message("line %llu, column %zu: '%s' is not a timestamp%s",
-		    (unsigned long long)r->failed_line, r->failed_column, quoted,
-		    r->problems[PROBLEM_EPOCH_UNIT].count > 0 ?
-		    " (above 1e11 seconds: see --epoch-unit)" : "");
+		warn_message("line %llu, column %zu: '%s' is not a timestamp%s%s",
+		    (unsigned long long)r->failed_line, r->failed_column, quoted, hint, before);
 	else if (r->failed_kind == PROBLEM_TIME_BACKWARDS)
 		warn_message("line %llu, column %zu: timestamp '%s' goes backwards",
 		    (unsigned long long)r->failed_line, r->failed_column, quoted);
 	else
-		warn_message("line %llu, column %zu: the record has only %zu field%s",
+		warn_message("line %llu, column %zu: the record has only %zu field%s%s",
 		    (unsigned long long)r->failed_line, r->failed_column, r->failed_field_count,
-		    r->failed_field_count == 1 ? "" : "s");
+		    r->failed_field_count == 1 ? "" : "s", before);
+	if (first_timestamp)
+		fputs("Timestamps swag reads: epoch numbers (1764504001.25, in s, ms, us or ns\n"
+		    "as their size says), ISO 8601 (2026-11-30T12:00:01Z, 2026-11-30 12:00:01,\n"
+		    "a zone after it: +0100, +0100 CET), 2026/11/30 12:00:01, syslog\n"
+		    "(Nov 30 12:00:01), Common Log Format ([30/Nov/2026:12:00:01 +0000]) and\n"
+		    "RFC 7231 (Sun, 30 Nov 2026 12:00:01 GMT).  Check -t (the timestamp's\n"
+		    "column), -H (a header line), -C (comment lines) and --epoch-unit.\n",
+		    stderr);
 }
 
 /*
@@ -636,7 +685,8 @@ report_status(enum pipeline_status status, const struct pipeline_report *report,
 	case PIPELINE_OK:
 		break;
 	case PIPELINE_BAD_INPUT:
-		report_failure(report);
+	case PIPELINE_NO_TIMESTAMP:
+		report_failure(report, status == PIPELINE_NO_TIMESTAMP);
 		exit_status = EXIT_BAD_INPUT;
 		break;
 	case PIPELINE_MALFORMED_CSV:
@@ -677,7 +727,8 @@ report_status(enum pipeline_status status, const struct pipeline_report *report,
 		break;
 	}
 	/* Under --strict the message above says all; else each kind of problem is summed up. */
-	if (!quiet && status != PIPELINE_BAD_INPUT && status != PIPELINE_UNKNOWN_COLUMN)
+	if (!quiet && status != PIPELINE_BAD_INPUT && status != PIPELINE_NO_TIMESTAMP &&
+	    status != PIPELINE_UNKNOWN_COLUMN)
 		report_problems(report);
 	return exit_status;
 }

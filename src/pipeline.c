@@ -20,6 +20,7 @@
  */
 #include <errno.h>
 #include <string.h>
+#include <time.h>
 
 #include "agg.h"
 #include "csvread.h"
@@ -111,6 +112,10 @@ struct pipeline {
 	int64_t longest;		/* the longest time window */
 	bool have_time;			/* a timestamp has been read */
 	int64_t time;			/* the newest timestamp read */
+	enum epoch_unit epoch_unit;	/* the unit of epoch timestamps: --epoch-unit's,
+					   else the one the first epoch read says */
+	bool epoch_unit_set;		/* --epoch-unit was given, or an epoch was read */
+	struct syslog_year syslog_year;	/* the year of syslog dates */
 	bool awaiting_header;		/* -H and no record read yet */
 	bool quote_output;		/* delimited output: quote fields that need it */
 	bool quote_numbers;		/* ... even numbers: the delimiter may be in one */
@@ -205,23 +210,13 @@ is_na(uint64_t na_lengths, const struct pipeline_config *config, const char *tex
 	    is_na_text(config, text, len);
 }
 
-/*
- * Counts a problem at line/column, or, with --strict, records it as the fatal one.
- * Returns true when the run must stop.
- */
-static bool
-pipeline_problem(struct pipeline *p, enum problem_kind kind, uint64_t line, size_t column,
+/* Fills the report's failed_* with a problem that stops the run. */
+static void
+pipeline_fail(struct pipeline *p, enum problem_kind kind, uint64_t line, size_t column,
     const struct field *field, size_t field_count)
 {
-	struct problem *problem = &p->report->problems[kind];
 	struct pipeline_report *r = p->report;
 
-	if (problem->count++ == 0) {
-		problem->first_line = line;
-		problem->first_column = column;
-	}
-	if (!p->config->strict)
-		return false;
 	r->failed_kind = kind;
 	r->failed_line = line;
 	r->failed_column = column;
@@ -233,6 +228,25 @@ pipeline_problem(struct pipeline *p, enum problem_kind kind, uint64_t line, size
 		r->failed_text_len = r->failed_text_cut ? sizeof(r->failed_text) : field->len;
 		memcpy(r->failed_text, field->text, r->failed_text_len);
 	}
+}
+
+/*
+ * Counts a problem at line/column, or, with --strict, records it as the fatal one.
+ * Returns true when the run must stop.
+ */
+static bool
+pipeline_problem(struct pipeline *p, enum problem_kind kind, uint64_t line, size_t column,
+    const struct field *field, size_t field_count)
+{
+	struct problem *problem = &p->report->problems[kind];
+
+	if (problem->count++ == 0) {
+		problem->first_line = line;
+		problem->first_column = column;
+	}
+	if (!p->config->strict)
+		return false;
+	pipeline_fail(p, kind, line, column, field, field_count);
 	p->status = PIPELINE_BAD_INPUT;
 	return true;
 }
@@ -395,33 +409,73 @@ write_input_record(struct pipeline *p, const struct record *record)
 }
 
 /*
- * Counts the problem of a timestamp that could not be read (ok false) or went
- * backwards, in field (and next, when the timestamp took two fields, which the
- * message then quotes with a space between).  Returns false when --strict stops the
- * run.  Out of line: the common record never comes here.
+ * Stops the run at a record before any timestamp was read whose timestamp field cannot
+ * be read (kind PROBLEM_BAD_TIMESTAMP) or is missing from a short record
+ * (PROBLEM_SHORT_RECORD): the -t column is probably wrong (swag(1), TIMESTAMPS).
+ * Returns false.
+ */
+static bool
+no_first_timestamp(struct pipeline *p, enum problem_kind kind, const struct record *record,
+    const struct field *field)
+{
+	pipeline_fail(p, kind, record->line, p->time_column, field, record->field_count);
+	p->status = PIPELINE_NO_TIMESTAMP;
+	return false;
+}
+
+/*
+ * The timestamp of a record that the common path did not take: the first one read,
+ * one that could not be read (ok false; then the first epoch read may still set the
+ * unit and read it), or one that went backwards.  field is the timestamp's field, v
+ * its text, t what was read, and taken the fields the timestamp took (the message then
+ * quotes them with a space between).  Counts the problem; returns false when the run
+ * stops (--strict, or no timestamp before this unreadable one).  Out of line: the
+ * common record never comes here.
  */
 static __attribute__((noinline)) bool
 time_problem(struct pipeline *p, const struct record *record, const struct field *field,
-    const struct field *next, const struct agg_value *v, bool ok)
+    size_t taken, const struct agg_value *v, bool ok, int64_t t)
 {
 	struct field joined_field;
 	char joined[PIPELINE_QUOTE_MAX];
+	enum epoch_unit unit;
 
-	if (next != NULL) {
-		size_t n = field->len < sizeof(joined) ? field->len : sizeof(joined);
+	/* The first epoch number read sets the unit (swag(1), TIMESTAMPS). */
+	if (!ok && !p->epoch_unit_set && timestamp_epoch_unit(v->text, v->text_len, &unit)) {
+		p->epoch_unit = unit;
+		p->epoch_unit_set = true;
+		p->report->epoch_unit = unit;
+		p->report->epoch_unit_line = record->line;
+		ok = parse_timestamp(v->text, v->text_len, unit, &t);
+	}
+	if (ok && (!p->have_time || t >= p->time)) {
+		if (!p->have_time && !p->epoch_unit_set &&
+		    timestamp_epoch_unit(v->text, v->text_len, &unit)) {
+			p->epoch_unit_set = true;
+			p->report->epoch_unit_line = record->line;
+		}
+		p->time = t;
+		p->have_time = true;
+		return true;
+	}
+	if (taken > 1) {
+		size_t n = 0, len;
 
-		memcpy(joined, field->text, n);
-		if (n < sizeof(joined))
-			joined[n++] = ' ';
-		memcpy(joined + n, next->text,
-		    next->len < sizeof(joined) - n ? next->len : sizeof(joined) - n);
 		joined_field.text = joined;
-		joined_field.len = field->len + 1 + next->len;	/* quoted up to sizeof(joined) */
+		joined_field.len = 0;	/* quoted up to sizeof(joined) */
+		for (size_t i = 0; i < taken; i++) {
+			if (i > 0 && n < sizeof(joined))
+				joined[n++] = ' ';
+			len = field[i].len < sizeof(joined) - n ? field[i].len : sizeof(joined) - n;
+			memcpy(joined + n, field[i].text, len);
+			n += len;
+			joined_field.len += (i > 0) + field[i].len;
+		}
 		field = &joined_field;
 	}
 	if (!ok) {
-		/* An epoch beyond 1e11 s (past 2262, unreadable) is probably in milliseconds. */
-		if (epoch_exceeds_1e11_seconds(v->text, v->text_len, p->config->epoch_unit)) {
+		/* An epoch beyond 1e11 s in the run's unit is probably in another unit. */
+		if (epoch_exceeds_1e11_seconds(v->text, v->text_len, p->epoch_unit)) {
 			struct problem *hint = &p->report->problems[PROBLEM_EPOCH_UNIT];
 
 			if (hint->count++ == 0) {
@@ -429,6 +483,8 @@ time_problem(struct pipeline *p, const struct record *record, const struct field
 				hint->first_column = p->time_column;
 			}
 		}
+		if (!p->have_time)
+			return no_first_timestamp(p, PROBLEM_BAD_TIMESTAMP, record, field);
 		return !pipeline_problem(p, PROBLEM_BAD_TIMESTAMP, record->line, p->time_column,
 		    field, record->field_count);
 	}
@@ -438,41 +494,47 @@ time_problem(struct pipeline *p, const struct record *record, const struct field
 
 /*
  * Reads the record's timestamp into p->time: the newest seen when the field is
- * missing, unreadable, or older than that.  Returns false when --strict stops the
- * run.
+ * missing, unreadable, or older than that.  Returns false when the run stops: --strict,
+ * or a record before any timestamp whose timestamp field cannot be read.
  */
 PIPELINE_HOT bool
 pipeline_read_time(struct pipeline *p, const struct record *record)
 {
-	const struct pipeline_config *config = p->config;
-	const struct field *field, *next = NULL;
+	const struct field *field;
+	struct field trimmed;
 	struct agg_value v;
-	size_t taken = 1;
-	int64_t t;
+	size_t taken, kept;
+	int64_t t = 0;
 	bool ok;
 
-	if (p->time_column > record->field_count)
+	if (p->time_column > record->field_count) {
+		/* A blank line is none of the timestamps' business; a short record first is. */
+		if (!p->have_time && record->field_count > 0)
+			return no_first_timestamp(p, PROBLEM_SHORT_RECORD, record, NULL);
 		return true;	/* counted with the record's other missing fields */
+	}
 	field = &record->fields[p->time_column - 1];
 	if (!field_value(p, field, &v))
 		return true;
-	/*
-	 * In blank-separated input a date and a time, or "[date" and "zone]", are two
-	 * fields; a date followed by no time is its midnight, the next field a field.
-	 */
-	if (p->csv == NULL && p->time_column < record->field_count) {
-		next = &record->fields[p->time_column];
-		ok = parse_timestamp_fields(v.text, v.text_len, next->text, next->len,
-		    config->epoch_unit, &t, &taken);
+	if (p->csv == NULL) {
+		/*
+		 * In blank-separated input a timestamp may span the fields after its own (a
+		 * date, a time and a zone; a syslog date), as many as the record keeps.
+		 */
+		kept = record->field_count < p->keep ? record->field_count : p->keep;
+		ok = read_timestamp_fields(field, kept - (p->time_column - 1), p->epoch_unit,
+		    &p->syslog_year, &t, &taken);
 	} else {
-		ok = parse_timestamp(v.text, v.text_len, config->epoch_unit, &t);
+		trimmed.text = v.text;
+		trimmed.len = v.text_len;
+		ok = read_timestamp_fields(&trimmed, 1, p->epoch_unit, &p->syslog_year, &t,
+		    &taken);
 	}
-	if (__builtin_expect(ok && !(p->have_time && t < p->time), 1)) {
+	if (__builtin_expect(ok && p->have_time && t >= p->time, 1)) {
 		p->time = t;
-		p->have_time = true;
 		return true;
 	}
-	return time_problem(p, record, field, taken == 2 ? next : NULL, &v, ok);
+	return time_problem(p, record, field, taken, &v, ok, t);
 }
 
 /* Frees a group and its windows. */
@@ -917,9 +979,10 @@ pipeline_bind_columns(struct pipeline *p)
 		if (spec->column > p->max_column)
 			p->max_column = spec->column;
 	}
-	/* A timestamp may take the field after its own (a date, then a time). */
-	if (p->time_column + 1 > p->max_column && config->input_delimiter == '\0')
-		p->max_column = p->time_column + 1;
+	/* A timestamp may take the three fields after its own (a date, a time, a zone). */
+	if (p->time_column > 0 && p->time_column + 3 > p->max_column &&
+	    config->input_delimiter == '\0')
+		p->max_column = p->time_column + 3;
 	if (p->time_column > p->max_column)
 		p->max_column = p->time_column;
 	if (p->group_column > p->max_column)
@@ -1372,6 +1435,10 @@ pipeline_init(struct pipeline *p, const struct pipeline_config *config)
 		p->na_lengths |= UINT64_C(1) << (config->na_texts[i].len < 63 ?
 		    config->na_texts[i].len : 63);
 	p->time_column = config->has_time ? config->time_column.number : 0;
+	p->epoch_unit = config->epoch_unit;
+	p->epoch_unit_set = config->epoch_unit_given;
+	p->syslog_year.year = config->year;
+	p->syslog_year.now = (int64_t)time(NULL);
 	p->group_column = config->has_group ? config->group_column.number : 0;
 	/*
 	 * Groups can be reclaimed when every window is a time window; with -s a key's
@@ -1467,6 +1534,7 @@ pipeline_run(const struct pipeline_config *config, int in_fd, struct output *out
 	enum pipeline_status status;
 
 	memset(report, 0, sizeof(*report));
+	report->epoch_unit = config->epoch_unit;
 	if (pipeline_init(&p, config) != 0 ||
 	    (reader = reader_create(in_fd, pipeline_idle, out, config->stop)) == NULL) {
 		status = PIPELINE_NO_MEMORY;

@@ -39,7 +39,10 @@ struct pipeline_config {
 					   counted per key */
 	bool has_time;			/* -t: records carry timestamps */
 	struct column_ref time_column;
-	enum epoch_unit epoch_unit;
+	enum epoch_unit epoch_unit;	/* --epoch-unit's, or EPOCH_SECONDS */
+	bool epoch_unit_given;		/* --epoch-unit: else the first epoch read sets
+					   the unit */
+	int year;			/* --year: syslog dates' year, or 0 */
 	bool has_group;			/* -g: windows per key */
 	struct column_ref group_column;
 	uint64_t hash_seed;		/* seeds the key table against flooding */
@@ -54,8 +57,8 @@ enum problem_kind {
 	PROBLEM_SHORT_RECORD,	/* a record has too few fields for a column */
 	PROBLEM_BAD_TIMESTAMP,	/* a timestamp that cannot be read */
 	PROBLEM_TIME_BACKWARDS,	/* a timestamp older than the newest seen */
-	PROBLEM_EPOCH_UNIT,	/* an epoch above 1e11 s: probably not seconds (a warning
-				   only, never fatal) */
+	PROBLEM_EPOCH_UNIT,	/* an epoch above 1e11 s in the run's unit: probably in
+				   another (a warning only, never fatal) */
 	PROBLEM_KINDS
 };
 
@@ -68,6 +71,8 @@ struct problem {
 enum pipeline_status {
 	PIPELINE_OK,
 	PIPELINE_BAD_INPUT,	/* --strict met a problem: see failed_* */
+	PIPELINE_NO_TIMESTAMP,	/* before any timestamp, one that cannot be read, or a
+				   record too short to have it: see failed_* */
 	PIPELINE_MALFORMED_CSV,	/* --strict: bad quoting at failed_line, failed_column */
 	PIPELINE_OPEN_QUOTE,	/* a quoted field opened at failed_line never closed */
 	PIPELINE_UTF16,		/* the input is UTF-16 */
@@ -96,6 +101,10 @@ struct pipeline_report {
 	const char *failed_column_name;
 	size_t failed_column_name_len;
 	char *header_names;
+	/* The unit of epoch timestamps, and the line of the first epoch read, which set
+	   it (0 when none did: --epoch-unit's, or seconds). */
+	enum epoch_unit epoch_unit;
+	uint64_t epoch_unit_line;
 };
 
 /*

@@ -15,6 +15,8 @@
  * 26 ns for an ISO pair, 28 ns for a CLF pair, 25 ns for a date followed by a number
  * and 20 ns for an epoch followed by one.
  */
+#include <string.h>
+
 #include "swar.h"
 #include "timestamp.h"
 
@@ -289,15 +291,19 @@ month_from_abbreviation(const char *p)
  * ranges, moves *cursor past it and returns true, or returns false.
  */
 
-/* YYYY-MM-DD, into days since 1970-01-01. */
+/* YYYY-MM-DD or YYYY/MM/DD (the same separator twice), into days since 1970-01-01. */
 static bool
 scan_iso_date(const char **cursor, const char *end, int64_t *days)
 {
 	int year, month, day;
+	char separator;
 
-	if (!scan_fixed_digits(cursor, end, 4, &year) || !scan_char(cursor, end, '-') ||
-	    !scan_fixed_digits(cursor, end, 2, &month) || month < 1 || month > 12 ||
-	    !scan_char(cursor, end, '-') || !scan_fixed_digits(cursor, end, 2, &day) ||
+	if (!scan_fixed_digits(cursor, end, 4, &year) || *cursor == end ||
+	    (**cursor != '-' && **cursor != '/'))
+		return false;
+	separator = *(*cursor)++;
+	if (!scan_fixed_digits(cursor, end, 2, &month) || month < 1 || month > 12 ||
+	    !scan_char(cursor, end, separator) || !scan_fixed_digits(cursor, end, 2, &day) ||
 	    day < 1 || day > days_in_month(year, month))
 		return false;
 	*days = days_from_civil(year, month, day);
@@ -487,28 +493,111 @@ parse_epoch(const char *p, const char *end, enum epoch_unit unit, int64_t *nanos
 	return combine_magnitude(whole, unit_nanos, fraction, negative, nanos);
 }
 
+/*
+ * True when p[0..len) is shaped as a zone standing in a field of its own: Z, or "+" or
+ * "-" and four digits or two digits, ":" and two digits, whether or not the numbers are
+ * in range.  A bare "-12" is no zone: it is a value.
+ */
+static inline bool
+is_zone_shaped(const char *p, size_t len)
+{
+	/* One test turns most fields away: '+' | 6 and '-' | 6 are '/', a digit's is not. */
+	if (len == 0 || (p[0] | 6) != '/')
+		return len == 1 && p[0] == 'Z';
+	if ((len != 5 && len != 6) || (p[0] != '+' && p[0] != '-') || !is_digit(p[1]) ||
+	    !is_digit(p[2]))
+		return false;
+	if (len == 5)
+		return is_digit(p[3]) && is_digit(p[4]);
+	return p[3] == ':' && is_digit(p[4]) && is_digit(p[5]);
+}
+
+/* True when p[0..len) is shaped as a zone's name: two to five capitals (CET, UTC, AEDT). */
 static bool
-parse_iso(const char *p, const char *end, int64_t *nanos)
+is_zone_name(const char *p, size_t len)
+{
+	if (len < 2 || len > 5)
+		return false;
+	for (size_t i = 0; i < len; i++)
+		if (p[i] < 'A' || p[i] > 'Z')
+			return false;
+	return true;
+}
+
+/*
+ * Reads, at *cursor, a blank and a zone shaped as is_zone_shaped says, then, after a
+ * numeric zone, maybe a blank and a zone's name, which says nothing more: the ends of
+ * "2026-11-30 12:00:01 +0100" and "2026-11-30 12:00:01.123 +0100 CET" in one field.
+ * Stores the zone's seconds east of UTC and moves *cursor to end, or returns false.
+ */
+static bool
+scan_blank_zone(const char **cursor, const char *end, int *offset_seconds)
+{
+	const char *p = *cursor, *zone, *name;
+
+	if (p == end || *p != ' ')
+		return false;
+	zone = ++p;
+	while (p < end && *p != ' ')
+		p++;
+	if (!is_zone_shaped(zone, (size_t)(p - zone)))
+		return false;
+	if (p < end) {
+		name = p + 1;
+		if (*zone == 'Z' || !is_zone_name(name, (size_t)(end - name)))
+			return false;
+	}
+	name = p;
+	p = zone;
+	if (!scan_zone(&p, name, offset_seconds) || p != name)
+		return false;
+	*cursor = end;
+	return true;
+}
+
+/*
+ * Reads an ISO 8601 date and time over p to end into seconds since the epoch and the
+ * fraction's nanoseconds.  Sets *zone_missing when a time ends the text without a zone,
+ * so that a zone in the next field may join it.
+ */
+static bool
+scan_iso(const char *p, const char *end, int64_t *seconds, uint64_t *fraction,
+    bool *zone_missing)
 {
 	int64_t days;
 	int seconds_of_day = 0, offset_seconds = 0;
-	uint64_t fraction = 0;
 
+	*fraction = 0;
+	*zone_missing = false;
 	if (!scan_iso_date(&p, end, &days))
 		return false;
 	if (p < end) {
 		if (*p != 'T' && *p != 't' && *p != ' ')
 			return false;
 		p++;
-		if (!scan_clock(&p, end, true, &seconds_of_day, &fraction))
+		if (!scan_clock(&p, end, true, &seconds_of_day, fraction))
 			return false;
-		if (p < end && !scan_zone(&p, end, &offset_seconds))
+		if (p == end)
+			*zone_missing = true;
+		else if (!scan_zone(&p, end, &offset_seconds) &&
+		    !scan_blank_zone(&p, end, &offset_seconds))
 			return false;
 		if (p != end)
 			return false;
 	}
-	return nanos_from_seconds(days * SECONDS_PER_DAY + seconds_of_day - offset_seconds,
-	    fraction, nanos);
+	*seconds = days * SECONDS_PER_DAY + seconds_of_day - offset_seconds;
+	return true;
+}
+
+static bool
+parse_iso(const char *p, const char *end, int64_t *nanos)
+{
+	int64_t seconds;
+	uint64_t fraction;
+	bool zone_missing;
+
+	return scan_iso(p, end, &seconds, &fraction, &zone_missing) &&
+	    nanos_from_seconds(seconds, fraction, nanos);
 }
 
 static bool
@@ -534,18 +623,170 @@ parse_clf(const char *p, const char *end, int64_t *nanos)
 	return nanos_from_seconds(seconds - offset_seconds, fraction, nanos);
 }
 
-/* parse_timestamp of text without blanks around it, p to end. */
+/* True for an ASCII letter. */
 static bool
-parse_trimmed(const char *p, const char *end, enum epoch_unit unit, int64_t *nanos)
+is_letter(char c)
+{
+	return (unsigned)((c | 0x20) - 'a') < 26;
+}
+
+/*
+ * Ddd, dd Mon yyyy hh:mm:ss GMT, RFC 7231's IMF-fixdate, as HTTP headers and some CSV
+ * exports write it.  The day's name must be one (in any case), and is not checked
+ * against the date; GMT may also be written UTC.
+ */
+static bool
+parse_http_date(const char *p, const char *end, int64_t *nanos)
+{
+	static const char day_names[7][4] = {
+		"mon", "tue", "wed", "thu", "fri", "sat", "sun"
+	};
+	int day, month, year, seconds_of_day;
+	uint64_t fraction;
+	size_t i;
+
+	if (end - p < 29 || p[3] != ',' || p[4] != ' ')
+		return false;
+	for (i = 0; i < 7; i++)
+		if ((p[0] | 0x20) == day_names[i][0] && (p[1] | 0x20) == day_names[i][1] &&
+		    (p[2] | 0x20) == day_names[i][2])
+			break;
+	if (i == 7)
+		return false;
+	p += 5;
+	if (!scan_fixed_digits(&p, end, 2, &day) || !scan_char(&p, end, ' ') || end - p < 3)
+		return false;
+	month = month_from_abbreviation(p);
+	p += 3;
+	if (month == 0 || !scan_char(&p, end, ' ') || !scan_fixed_digits(&p, end, 4, &year) ||
+	    day < 1 || day > days_in_month(year, month) || !scan_char(&p, end, ' ') ||
+	    !scan_clock(&p, end, false, &seconds_of_day, &fraction) ||
+	    !scan_char(&p, end, ' ') || end - p != 3 ||
+	    !((p[0] == 'G' && p[1] == 'M' && p[2] == 'T') ||
+	    (p[0] == 'U' && p[1] == 'T' && p[2] == 'C')))
+		return false;
+	return nanos_from_seconds(days_from_civil(year, month, day) * SECONDS_PER_DAY +
+	    seconds_of_day, fraction, nanos);
+}
+
+/* Returns the year (UTC) of the instant that is seconds since the epoch. */
+static int
+year_of(int64_t seconds)
+{
+	int64_t days = seconds >= 0 ? seconds / SECONDS_PER_DAY :
+	    -((-seconds + SECONDS_PER_DAY - 1) / SECONDS_PER_DAY);
+	int year = (int)(1970 + days / 366 - (days < 0 ? 2 : 0));
+
+	/* An estimate from below, then up a year at a time (at most two). */
+	while (year < 9999 && days_from_civil(year + 1, 1, 1) <= days)
+		year++;
+	return year;
+}
+
+/*
+ * Reads the three parts of a syslog (RFC 3164) date, a month's name, its day (one or two
+ * digits) and hh:mm:ss ([.,] digits)?, each p to end without blanks, in the year that
+ * *year carries (see struct syslog_year), and moves that year on.
+ */
+static bool
+read_syslog(const char *month_text, size_t month_len, const char *day_text,
+    size_t day_len, const char *clock, size_t clock_len, struct syslog_year *year,
+    int64_t *nanos)
+{
+	const char *p = day_text, *clock_end = clock + clock_len;
+	int month, day, seconds_of_day, y;
+	uint64_t fraction;
+	int64_t seconds;
+
+	if (year == NULL || month_len != 3 || (month = month_from_abbreviation(month_text)) == 0 ||
+	    day_len < 1 || day_len > 2 || !scan_fixed_digits(&p, day_text + day_len,
+	    (int)day_len, &day) || day < 1 ||
+	    !scan_clock(&clock, clock_end, false, &seconds_of_day, &fraction) ||
+	    clock != clock_end)
+		return false;
+	y = year->year;
+	if (y == 0) {
+		/* The clock's year, or the one before when the date would be a day ahead. */
+		y = year_of(year->now);
+		if (days_from_civil(y, month, day) * SECONDS_PER_DAY + seconds_of_day >
+		    year->now + SECONDS_PER_DAY)
+			y--;
+	} else if (year->month - month > 6) {
+		/* From December to January: the next year. */
+		y++;
+	}
+	if (day > days_in_month(y, month))
+		return false;
+	seconds = days_from_civil(y, month, day) * SECONDS_PER_DAY + seconds_of_day;
+	if (!nanos_from_seconds(seconds, fraction, nanos))
+		return false;
+	year->year = y;
+	year->month = month;
+	return true;
+}
+
+/* Moves *cursor past the blanks (at least one) and returns true, or returns false. */
+static bool
+skip_blanks(const char **cursor, const char *end)
+{
+	const char *p = *cursor;
+
+	while (p < end && is_blank(*p))
+		p++;
+	if (p == *cursor)
+		return false;
+	*cursor = p;
+	return true;
+}
+
+/* A syslog date in one field, "Nov 30 12:00:01" or "Nov  3 02:00:01" (from CSV). */
+static bool
+parse_syslog(const char *p, const char *end, struct syslog_year *year, int64_t *nanos)
+{
+	const char *day, *clock;
+
+	if (end - p < 3)
+		return false;
+	day = p + 3;
+	if (!skip_blanks(&day, end))
+		return false;
+	clock = day;
+	while (clock < end && is_digit(*clock))
+		clock++;
+	{
+		const char *day_end = clock;
+
+		if (!skip_blanks(&clock, end))
+			return false;
+		return read_syslog(p, 3, day, (size_t)(day_end - day), clock,
+		    (size_t)(end - clock), year, nanos);
+	}
+}
+
+/*
+ * parse_timestamp of text without blanks around it, p to end; year, when not NULL, gives
+ * syslog dates their year.
+ */
+static bool
+parse_trimmed(const char *p, const char *end, enum epoch_unit unit, struct syslog_year *year,
+    int64_t *nanos)
 {
 	if ((unsigned)unit > EPOCH_NANOSECONDS || p == end)
 		return false;
-	/* The first bytes tell the forms apart: "[" or "dd/" is CLF, "dddd-" is ISO. */
+	/* The first bytes tell the forms apart: "[" or "dd/" is CLF, "dddd-" or "dddd/" ISO. */
 	if (*p == '[' || (end - p > 2 && p[2] == '/'))
 		return parse_clf(p, end, nanos);
-	if (end - p > 4 && p[4] == '-')
+	/* '-' | 2 is '/', and no other byte but '/' itself. */
+	if (end - p > 4 && (p[4] | 2) == '/')
 		return parse_iso(p, end, nanos);
-	return parse_epoch(p, end, unit, nanos);
+	if (parse_epoch(p, end, unit, nanos))
+		return true;
+	/* The forms that start with a name: RFC 7231's day, syslog's month. */
+	if (!is_letter(*p))
+		return false;
+	if (end - p > 3 && p[3] == ',')
+		return parse_http_date(p, end, nanos);
+	return parse_syslog(p, end, year, nanos);
 }
 
 bool
@@ -554,7 +795,7 @@ parse_timestamp(const char *text, size_t len, enum epoch_unit unit, int64_t *nan
 	const char *p = text, *end = text + len;
 
 	trim_blanks(&p, &end);
-	return parse_trimmed(p, end, unit, nanos);
+	return parse_trimmed(p, end, unit, NULL, nanos);
 }
 
 /*
@@ -564,42 +805,64 @@ parse_timestamp(const char *text, size_t len, enum epoch_unit unit, int64_t *nan
 bool
 parse_duration(const char *text, size_t len, int64_t *nanos)
 {
+	/* The units from the longest: a duration names each once, longest first. */
 	static const struct {
-		char name[3];
+		char name[4];
 		uint64_t nanos;
 	} units[] = {
-		{ "ms", 1000000 },
-		{ "s", 1000000000 },
-		{ "m", 60000000000 },
-		{ "h", 3600000000000 },
+		{ "w", 604800000000000 },
 		{ "d", 86400000000000 },
+		{ "h", 3600000000000 },
+		{ "m", 60000000000 },
+		{ "min", 60000000000 },
+		{ "s", 1000000000 },
+		{ "sec", 1000000000 },
+		{ "ms", 1000000 },
+		{ "us", 1000 },
+		{ "ns", 1 },
 	};
+	const size_t unit_count = sizeof(units) / sizeof(units[0]);
 	const char *p = text, *end = text + len;
-	uint64_t whole;
-	const char *fraction_digits;
-	size_t fraction_count, unit_len;
+	uint64_t total = 0;
+	size_t next_unit = 0;
 
 	trim_blanks(&p, &end);
-	if (!scan_unsigned_decimal(&p, end, &whole, &fraction_digits, &fraction_count))
+	if (p == end)
 		return false;
-	unit_len = (size_t)(end - p);
-	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+	while (p < end) {
+		uint64_t whole, fraction, nanos_per_unit;
+		const char *fraction_digits, *name;
+		size_t fraction_count, name_len, i;
+		int64_t part;
 		bool inexact;
-		uint64_t fraction;
-		int64_t duration;
 
-		if (unit_len != (units[i].name[1] ? 2u : 1u) || p[0] != units[i].name[0] ||
-		    (unit_len == 2 && p[1] != units[i].name[1]))
-			continue;
-		fraction = scale_fraction(fraction_digits, fraction_count, units[i].nanos,
-		    &inexact);
-		if (!combine_magnitude(whole, units[i].nanos, fraction, false, &duration) ||
-		    duration == 0)
+		if (!scan_unsigned_decimal(&p, end, &whole, &fraction_digits, &fraction_count))
 			return false;
-		*nanos = duration;
-		return true;
+		for (name = p; p < end && *p >= 'a' && *p <= 'z'; p++)
+			continue;
+		name_len = (size_t)(p - name);
+		for (i = next_unit; i < unit_count; i++)
+			if (name_len == strnlen(units[i].name, sizeof(units[i].name)) &&
+			    memcmp(name, units[i].name, name_len) == 0)
+				break;
+		/* No unit, an unknown one, or one out of order ("30s1m", "1h1h"). */
+		if (name_len == 0 || i == unit_count)
+			return false;
+		nanos_per_unit = units[i].nanos;
+		/* "m" and "min", "s" and "sec" are one unit: neither may follow the other. */
+		next_unit = i + 1;
+		if (next_unit < unit_count && units[next_unit].nanos == nanos_per_unit)
+			next_unit++;
+		fraction = scale_fraction(fraction_digits, fraction_count, nanos_per_unit,
+		    &inexact);
+		if (!combine_magnitude(whole, nanos_per_unit, fraction, false, &part) ||
+		    __builtin_add_overflow(total, (uint64_t)part, &total) || total > INT64_MAX)
+			return false;
 	}
-	return false;
+	if (total == 0)
+		return false;
+	*nanos = (int64_t)total;
+	return true;
 }
 
 bool
@@ -676,7 +939,8 @@ parse_pair_time(int64_t days, const char *b, const char *b_end, int64_t *nanos)
 
 	if (!scan_clock(&b, b_end, true, &seconds_of_day, &fraction))
 		return false;
-	if (b < b_end && !scan_zone(&b, b_end, &offset_seconds))
+	if (b < b_end && !scan_zone(&b, b_end, &offset_seconds) &&
+	    !scan_blank_zone(&b, b_end, &offset_seconds))
 		return false;
 	if (b != b_end)
 		return false;
@@ -722,49 +986,186 @@ parse_timestamp_pair(const char *a, size_t alen, const char *b, size_t blen,
 	return parse_pair_time(days, b, b_end, nanos);
 }
 
+/*
+ * After a date and time without a zone, over fields[0..count): a field shaped as a zone
+ * joins the timestamp, its seconds east of UTC taken from *seconds, and after a numeric
+ * zone a zone's name joins it too (and says nothing more).  Adds the fields taken to
+ * *fields_taken.  Returns false when a field shaped as a zone is out of range.
+ */
+static bool
+join_zone_fields(const struct field *fields, size_t count, int64_t *seconds,
+    size_t *fields_taken)
+{
+	const char *zone, *zone_end;
+	int offset_seconds;
+
+	if (count == 0 || !is_zone_shaped(fields[0].text, fields[0].len))
+		return true;
+	zone = fields[0].text;
+	zone_end = zone + fields[0].len;
+	(*fields_taken)++;
+	if (!scan_zone(&zone, zone_end, &offset_seconds) || zone != zone_end)
+		return false;
+	*seconds -= offset_seconds;
+	if (count > 1 && fields[0].text[0] != 'Z' &&
+	    is_zone_name(fields[1].text, fields[1].len))
+		(*fields_taken)++;
+	return true;
+}
+
+/*
+ * read_timestamp_fields of a first field that starts with a date (its fifth byte is a
+ * "-" or "/"), with count >= 2.
+ */
+static bool
+read_dated_fields(const struct field *fields, size_t count, int64_t *nanos,
+    size_t *fields_taken)
+{
+	const char *p = fields[0].text, *end = p + fields[0].len;
+	int64_t seconds;
+	uint64_t fraction;
+	bool zone_missing;
+
+	if (end - p == 10) {
+		const char *b = fields[1].text, *b_end = b + fields[1].len;
+		int64_t days;
+		int seconds_of_day, offset_seconds = 0;
+
+		if (!scan_iso_date(&p, end, &days))
+			return false;
+		if (scan_clock(&b, b_end, true, &seconds_of_day, &fraction)) {
+			const char *clock_end = b;
+
+			if (b == b_end || (scan_zone(&b, b_end, &offset_seconds) && b == b_end)) {
+				*fields_taken = 2;
+				seconds = days * SECONDS_PER_DAY + seconds_of_day - offset_seconds;
+				/* No zone in the time: one may stand in the next field. */
+				if (clock_end == b_end && !join_zone_fields(fields + 2, count - 2,
+				    &seconds, fields_taken))
+					return false;
+				return nanos_from_seconds(seconds, fraction, nanos);
+			}
+		}
+		/* A time written wrong is unreadable, not midnight; any other field is none. */
+		if (timestamp_is_time_shaped(fields[1].text, fields[1].len)) {
+			*fields_taken = 2;
+			return false;
+		}
+		return nanos_from_seconds(days * SECONDS_PER_DAY, 0, nanos);
+	}
+	/* A date and time in one field, maybe with its zone in the next. */
+	if (!scan_iso(p, end, &seconds, &fraction, &zone_missing) ||
+	    (zone_missing && !join_zone_fields(fields + 1, count - 1, &seconds,
+	    fields_taken)))
+		return false;
+	return nanos_from_seconds(seconds, fraction, nanos);
+}
+
+/*
+ * read_timestamp_fields of a syslog date over three fields (count >= 2): the month's
+ * name, the day if shaped as one (one or two digits), the time if shaped as one.
+ */
+static bool
+read_syslog_fields(const struct field *fields, size_t count, struct syslog_year *year,
+    int64_t *nanos, size_t *fields_taken)
+{
+	const struct field *day = &fields[1];
+
+	if (fields[0].len != 3 || month_from_abbreviation(fields[0].text) == 0 ||
+	    day->len < 1 || day->len > 2 || !is_digit(day->text[0]) ||
+	    !is_digit(day->text[day->len - 1]))
+		return false;
+	*fields_taken = 2;
+	if (count < 3 || !timestamp_is_time_shaped(fields[2].text, fields[2].len))
+		return false;
+	*fields_taken = 3;
+	return read_syslog(fields[0].text, 3, day->text, day->len, fields[2].text,
+	    fields[2].len, year, nanos);
+}
+
+bool
+read_timestamp_fields(const struct field *fields, size_t count, enum epoch_unit unit,
+    struct syslog_year *year, int64_t *nanos, size_t *fields_taken)
+{
+	const char *p = fields[0].text, *end = p + fields[0].len;
+
+	*fields_taken = 1;
+	if (p == end)
+		return false;
+	/* A date, "dddd-" or "dddd/" ('-' | 2 is '/'): an epoch number is told at once. */
+	if (end - p > 4 && (p[4] | 2) == '/')
+		return count >= 2 ? read_dated_fields(fields, count, nanos, fields_taken) :
+		    parse_iso(p, end, nanos);
+	if (*p == '[' && count >= 2) {
+		/* An unclosed bracket: its zone and "]" must be the next field. */
+		const char *b = fields[1].text, *date = p + 1;
+		int64_t seconds;
+		uint64_t fraction;
+
+		if (scan_clf_date_time(&date, end, &seconds, &fraction) && date == end) {
+			*fields_taken = 2;
+			return parse_pair_clf_zone(seconds, fraction, b, b + fields[1].len, nanos);
+		}
+	}
+	if (*p == '[' || (end - p > 2 && p[2] == '/'))
+		return parse_clf(p, end, nanos);
+	if ((unsigned)unit <= EPOCH_NANOSECONDS && parse_epoch(p, end, unit, nanos))
+		return true;
+	/* The forms that start with a name: RFC 7231's day, syslog's month. */
+	if (!is_letter(*p))
+		return false;
+	if (end - p > 3 && p[3] == ',')
+		return parse_http_date(p, end, nanos);
+	if (count >= 2)
+		return read_syslog_fields(fields, count, year, nanos, fields_taken);
+	return parse_syslog(p, end, year, nanos);
+}
+
 bool
 parse_timestamp_fields(const char *a, size_t alen, const char *b, size_t blen,
     enum epoch_unit unit, int64_t *nanos, size_t *fields_taken)
 {
-	const char *start = a, *end = a + alen, *p;
+	const char *a_end = a + alen, *b_end = b + blen;
+	struct field fields[2];
 
-	*fields_taken = 1;
-	trim_blanks(&start, &end);
-	p = start;
+	trim_blanks(&a, &a_end);
+	fields[0].text = a;
+	fields[0].len = (size_t)(a_end - a);
 	if (b != NULL) {
-		const char *b_end = b + blen;
-
-		/* A date alone is 10 bytes, "-" at byte 4: an epoch number is told at once. */
-		if (end - p == 10 && p[4] == '-') {
-			int64_t days;
-
-			if (scan_iso_date(&p, end, &days)) {
-				bool read;
-
-				trim_blanks(&b, &b_end);
-				/* A time written wrong is unreadable, not midnight. */
-				read = parse_pair_time(days, b, b_end, nanos);
-				if (read || timestamp_is_time_shaped(b, (size_t)(b_end - b))) {
-					*fields_taken = 2;
-					return read;
-				}
-				/* b is no time: the date alone, its midnight. */
-				return nanos_from_seconds(days * SECONDS_PER_DAY, 0, nanos);
-			}
-		} else if (p < end && *p == '[') {
-			/* An unclosed bracket: its zone and "]" must be b. */
-			int64_t seconds;
-			uint64_t fraction;
-
-			p++;
-			if (scan_clf_date_time(&p, end, &seconds, &fraction) && p == end) {
-				*fields_taken = 2;
-				trim_blanks(&b, &b_end);
-				return parse_pair_clf_zone(seconds, fraction, b, b_end, nanos);
-			}
-		}
+		trim_blanks(&b, &b_end);
+		fields[1].text = b;
+		fields[1].len = (size_t)(b_end - b);
 	}
-	return parse_trimmed(start, end, unit, nanos);
+	return read_timestamp_fields(fields, b != NULL ? 2 : 1, unit, NULL, nanos,
+	    fields_taken);
+}
+
+bool
+timestamp_epoch_unit(const char *text, size_t len, enum epoch_unit *unit)
+{
+	const char *p = text, *end = text + len, *whole;
+	size_t digits;
+	bool any_digit = false;
+
+	trim_blanks(&p, &end);
+	if (p < end && (*p == '+' || *p == '-'))
+		p++;
+	for (; p < end && *p == '0'; p++)
+		any_digit = true;
+	whole = p;
+	while (p < end && is_digit(*p))
+		p++;
+	digits = (size_t)(p - whole);
+	any_digit |= digits > 0;
+	if (p < end && *p == '.')
+		for (p++; p < end && is_digit(*p); p++)
+			any_digit = true;
+	if (p != end || !any_digit)
+		return false;
+	/* Below 1e11, 11 digits at the most, seconds; below 1e14 milliseconds... */
+	*unit = digits <= 11 ? EPOCH_SECONDS : digits <= 14 ? EPOCH_MILLISECONDS :
+	    digits <= 17 ? EPOCH_MICROSECONDS : EPOCH_NANOSECONDS;
+	return true;
 }
 
 bool

@@ -19,6 +19,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "record.h"
+
 /* The unit of an epoch number, chosen by --epoch-unit. */
 enum epoch_unit {
 	EPOCH_SECONDS,
@@ -36,8 +38,14 @@ enum epoch_unit {
  *             zone := Z | z | +hh | +hhmm | +hh:mm   (or - for +)
  *             2026-11-30   2026-11-30T02:28:56Z   2026-11-30 02:28:56.250+01:00
  *             2026-11-30T02:28   2026-11-30 02:28+01:00
+ *             "/" may stand for both "-" of the date: 2026/11/30 12:00:03
+ *             and the zone may follow the time after a space, a numeric one then maybe
+ *             a space and a zone's name (2 to 5 capitals), which says nothing more:
+ *             2026-11-30 12:00:01 +0100   2026-11-30 12:00:01.123 +0100 CET
  *   CLF       "[" dd/Mon/yyyy:hh:mm:ss ([.,] digits)? (" " zone)? "]", brackets optional
  *             [30/Nov/2026:02:28:56 +0000]   30/Nov/2026:02:28:56 +0000
+ *   RFC 7231  Ddd, dd Mon yyyy hh:mm:ss GMT (or UTC), the day's name not checked
+ *             Sun, 30 Nov 2026 12:00:01 GMT
  *
  * Ranges are checked: month 1-12, day 1 to the month's length (Gregorian leap years),
  * hour 0-23, minute 0-59, second 0-60, zone hours 0-23 and minutes 0-59.  A date alone
@@ -57,6 +65,9 @@ enum epoch_unit {
  *     seconds.
  *   - A CLF zone is optional (UTC without one) and may take any form of zone above.
  *
+ * A syslog date (Nov 30 12:00:01) has no year: parse_timestamp refuses it, and
+ * read_timestamp_fields reads it.
+ *
  * On success stores the nanoseconds since 1970-01-01T00:00:00Z in *nanos and returns
  * true.  On failure (text outside the grammar, a date or time out of range, an instant
  * outside int64_t nanoseconds, or unit not an enum epoch_unit) returns false and leaves
@@ -65,15 +76,19 @@ enum epoch_unit {
 bool parse_timestamp(const char *text, size_t len, enum epoch_unit unit, int64_t *nanos);
 
 /*
- * Parses text[0..len) as a window duration: a number without sign or exponent
- * (digits ("." digits?)? | "." digits) followed at once by a unit, "ms", "s", "m", "h" or
- * "d" (lower case).  Blanks around it are ignored: "250ms", "30s", "1.5m", "2h", "1d".
- * Digits finer than a nanosecond are dropped ("1.0000000009s" is 1 s).
+ * Parses text[0..len) as a window duration: one or more parts, each a number without
+ * sign or exponent (digits ("." digits?)? | "." digits) followed at once by a unit, the
+ * parts' units each named once and from the longest down.  The units, in lower case:
+ * "w" (a week), "d", "h", "m" or "min", "s" or "sec", "ms", "us", "ns".  Blanks around
+ * it are ignored: "250ms", "30s", "1.5m", "5min", "90sec", "1h30m", "2h45m30s", "1w",
+ * "500us".  Digits finer than a nanosecond are dropped ("1.0000000009s" is 1 s).
  *
  * On success stores the duration in nanoseconds, always > 0, in *nanos and returns true.
  * Returns false, leaving *nanos untouched, for anything else: a bare number ("5", which
- * the caller reads as a row count), an unknown unit, a sign, a duration that is 0 once
- * truncated to nanoseconds, or one above INT64_MAX nanoseconds (about 292 years).
+ * the caller reads as a row count), a part without a unit ("1m30"), an unknown unit, units
+ * out of order or repeated ("30s1m", "1h1h", "1m1min"), a sign, blanks inside, a
+ * duration that is 0 once truncated to nanoseconds, or one above INT64_MAX nanoseconds
+ * (about 292 years).
  */
 bool parse_duration(const char *text, size_t len, int64_t *nanos);
 
@@ -115,11 +130,11 @@ bool parse_timestamp_pair(const char *a, size_t alen, const char *b, size_t blen
     int64_t *nanos);
 
 /*
- * Reads the timestamp of whitespace input whose first field is a[0..alen), b[0..blen)
- * being the field after it (b NULL when there is none), as swag -t does.  The two fields
- * make one timestamp when
+ * read_timestamp_fields of the two fields a[0..alen) and b[0..blen) (b NULL when there is
+ * none), blanks around each ignored, without syslog dates.  The two fields make one
+ * timestamp when
  *
- *   - a is a date alone (YYYY-MM-DD) and b is shaped like a time (timestamp_is_time_shaped):
+ *   - a is a date alone (YYYY-MM-DD, YYYY/MM/DD) and b is shaped like a time (timestamp_is_time_shaped):
  *     "2026-11-30" "02:28:56", read as parse_timestamp_pair reads them; a time shaped but
  *     invalid ("25:00:00", "12:60", "12:00:61") makes the timestamp unreadable;
  *   - a opens a bracket that it does not close ("[30/Nov/2026:02:28:56"): b must close it
@@ -136,9 +151,56 @@ bool parse_timestamp_fields(const char *a, size_t alen, const char *b, size_t bl
     enum epoch_unit unit, int64_t *nanos, size_t *fields_taken);
 
 /*
+ * The year of syslog dates, which have none, carried from one date of a run to the next.
+ * year is --year's, or 0 until the first date sets it from now: the year of now (UTC), or
+ * the one before when the date would then be more than a day ahead of now.  After that,
+ * a date whose month is more than six months before the last one's (December, then
+ * January) moves the year on by one.  month is the last date's, 0 before the first.
+ */
+struct syslog_year {
+	int year;
+	int month;
+	int64_t now;		/* seconds since the epoch */
+};
+
+/*
+ * Reads the timestamp of blank-separated input as swag -t does: fields[0] is the
+ * timestamp's field, fields[1..count) those after it (count >= 1), none with blanks
+ * around it.  A following field joins the timestamp only when it is shaped as the part
+ * it would be:
+ *
+ *   - after a date alone (YYYY-MM-DD or YYYY/MM/DD), a field shaped as a time
+ *     (timestamp_is_time_shaped); "25:00:00" or "12:60" so shaped make the timestamp
+ *     unreadable, any other field leaves the date alone, its midnight (UTC);
+ *   - after a time without a zone (in its own field or in the date's), a field shaped
+ *     as a zone: exactly Z, +hhmm, -hhmm, +hh:mm or -hh:mm ("-12" is a value), out of
+ *     range ("+2500") making the timestamp unreadable; after a numeric zone, a zone's
+ *     name (2 to 5 capitals, CET) joins and says nothing more;
+ *   - after "[" and a CLF date and time, the next field must close it with its zone;
+ *   - after a month's name, a day (one or two digits) and then a time (hh:mm:ss, maybe
+ *     a fraction): a syslog date, in the year *year carries (NULL: refused).
+ *
+ * A field alone is read as parse_timestamp reads it, and a syslog date in one field
+ * ("Nov  3 02:00:01", from CSV) too.  Stores in *fields_taken the number of fields the
+ * timestamp took (1 to 4), whether it could be read or not.  On success stores the
+ * nanoseconds since the epoch in *nanos and returns true; when the timestamp cannot be
+ * read returns false, leaving *nanos untouched.
+ */
+bool read_timestamp_fields(const struct field *fields, size_t count, enum epoch_unit unit,
+    struct syslog_year *year, int64_t *nanos, size_t *fields_taken);
+
+/*
+ * Returns true when text[0..len) (blanks around it ignored) is shaped as an epoch number,
+ * [+-]? digits ("." digits?)? | [+-]? "." digits, storing in *unit the unit its size says
+ * (swag(1), TIMESTAMPS): below 1e11 seconds, below 1e14 milliseconds, below 1e17
+ * microseconds, else nanoseconds.  Returns false otherwise, leaving *unit untouched.
+ */
+bool timestamp_epoch_unit(const char *text, size_t len, enum epoch_unit *unit);
+
+/*
  * Returns true when text[0..len) is an epoch number, as parse_timestamp reads it in the
- * given unit, whose value is above 1e11 seconds.  Such a number is probably in
- * milliseconds (swag(1), TIMESTAMPS, asks for a warning); it is also past 2262, so
+ * given unit, whose value is above 1e11 seconds.  Such a number is probably in another
+ * unit (swag(1), TIMESTAMPS, asks for a warning); it is also past 2262, so
  * parse_timestamp refuses it, and this is how the caller tells that case from plain
  * garbage.  Returns false for anything else, negative numbers and dates included.
  */

@@ -1266,9 +1266,12 @@ gen_case(struct tcase *c, uint64_t seed, const char *swag)
 			const char *text = NULL;
 
 			if (kind == K_TIME) {
-				if ((int)i < lead_bad || chance(c->dirt * 0.3))
+				/* Leading records without a timestamp: an unreadable one stops the run. */
+				if ((int)i < lead_bad)
+					text = gen_missing(c);
+				if (text == NULL && chance(c->dirt * 0.3))
 					text = chance(0.5) ? gen_missing(c) : NULL;
-				if (text == NULL && ((int)i < lead_bad || chance(c->dirt * 0.3)))
+				if (text == NULL && chance(c->dirt * 0.3))
 					text = gen_not_number(c);
 				if (text == NULL && ((planted && plant_kind == 2) ||
 				    chance(c->dirt * 0.4)))
@@ -1379,6 +1382,7 @@ struct expect {
 	size_t nout;
 	struct tally t[P_KINDS];
 	bool stopped;
+	bool stopped_first;	/* by the first timestamp: the message has a hint after it */
 	uint64_t stop_line;
 	uint32_t stop_cols;
 };
@@ -1811,6 +1815,18 @@ evaluate(const struct tcase *c, struct expect *e)
 				if (time_problem >= 0)
 					timecol = bit(c->time_col);
 			}
+		}
+		/*
+		 * Before any timestamp, an unreadable one, or a record too short to have it (a
+		 * blank line is not), stops the run (TIMESTAMPS), with or without --strict.
+		 */
+		if (c->time_col && !have_time && (time_problem == P_BADTS ||
+		    (c->time_col > r->nf && r->nf > 0))) {
+			e->stopped = true;
+			e->stopped_first = true;
+			e->stop_line = r->line;
+			e->stop_cols = bit(c->time_col) | (c->strict ? notnum | shorts : 0);
+			break;
 		}
 		if (c->strict && (notnum || shorts || time_problem >= 0)) {
 			e->stopped = true;
@@ -2328,7 +2344,9 @@ check_status_and_stderr(const struct tcase *c, const struct expect *e, const str
 			unsigned col = 0;
 			int used = 0;
 
-			if (nlines > 1)
+			if (nlines > 1 && e->stopped_first && strncmp(line, "swag: ", 6) != 0)
+				problem = NULL;	/* the hint: the forms swag reads */
+			else if (nlines > 1)
 				problem = "more than one message";
 			else if (sscanf(line, "swag: line %llu, column %u: %n", &l, &col, &used) != 2 ||
 			    used == 0)

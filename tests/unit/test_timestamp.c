@@ -316,7 +316,8 @@ Test(iso, offsets_across_midnight)
 	expect_refused("2026-11-30T02:28:56+05:");
 	expect_refused("2026-11-30T02:28:56+05:30:00");
 	expect_refused("2026-11-30T02:28:56+");
-	expect_refused("2026-11-30T02:28:56 +01:00");
+	/* A zone after a blank, as Go writes it (swag(1), TIMESTAMPS). */
+	expect_timestamp("2026-11-30T02:28:56 +01:00", EXAMPLE_NS - 3600 * NS);
 	expect_refused("2026-11-30T02:28:56ZZ");
 }
 
@@ -364,7 +365,7 @@ Test(iso, hours_and_minutes_without_seconds)
 		"2026-11-30T12:60", "2026-11-30T24:00", "2026-11-30T25:00", "2026-11-30T12:05.5",
 		"2026-11-30T12:05,5", "2026-11-30T12:05:", "2026-11-30T12:5", "2026-11-30T1:05",
 		"2026-11-30T12", "2026-11-30T12:", "2026-11-30T1205", "2026-11-30T12:05Zx",
-		"2026-11-30T12:05 Z", "2026-11-30T12:05+", "2026-11-30T12:05+01:",
+		"2026-11-30T12:05+", "2026-11-30T12:05+01:",
 	};
 	for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++)
 		expect_refused(refused[i]);
@@ -708,8 +709,8 @@ Test(garbage, refused)
 		"2026-11-30T02:60:00", "2026-11-30T", "2026-11-30 T02:28:56", "2026-11-30  02:28:56",
 		"2026-11-30T02:28:56Zx", "2026-11-30T02:2", "2026-11-30T2:28:56", "2026-11-30T02:28:5",
 		"2026-11-30T02-28-56", "2026-11-30X02:28:56", "2026-1-30", "2026-11-3", "26-11-30",
-		"2026/11/30", "+2026-11-30", "-2026-11-30", "02026-11-30", "2026-11-30Z",
-		"02:28:56", "T02:28:56", "2026-11-30T02:28:56 Z", "2026-11-30_02:28:56",
+		"2026/11-30", "2026-11/30", "+2026-11-30", "-2026-11-30", "02026-11-30", "2026-11-30Z",
+		"02:28:56", "T02:28:56", "2026-11-30_02:28:56",
 		("\xef\xbb\xbf" "2026-11-30"),
 	};
 	for (size_t i = 0; i < sizeof garbage / sizeof garbage[0]; i++)
@@ -1027,6 +1028,9 @@ Test(garbage, mutated_timestamps)
 		while (lead < first_len && field[lead] == '\t')
 			lead++;
 		bool clf = lead < first_len && field[lead] == '[';
+		/* A zone after a blank ("02:28:56 +0100") is a pair of one field, not two. */
+		if (memchr(second, ' ', second_len))
+			continue;
 		if (pair_ok && !clf && !shaped)
 			cr_assert_fail("\"%.*s\": a pair whose time is not shaped", (int)len, text);
 		if (pair_ok && (!fields_ok || taken != 2 || from_fields != pair))
@@ -1077,7 +1081,7 @@ Test(duration, refused)
 {
 	const char *refused[] = {
 		"", " ", "5", "1.5", "5x", "-5s", "+5s", "0s", "0.0ms", "0.0000000001s", "s", "ms",
-		".s", "5 s", "5S", "5MS", "5sec", "5us", "5ns", "5ms5", "1e3s", "0x10s", "5s s",
+		".s", "5 s", "5S", "5MS", "5Min", "5ms5", "1e3s", "0x10s", "5s s",
 		"106752d", "9223372036.854775808s", "99999999999999999999999s",
 		"2562047.79h", "inf s", "nans",
 	};
@@ -1085,4 +1089,309 @@ Test(duration, refused)
 		expect_duration_refused(refused[i]);
 	int64_t nanos;
 	cr_assert_not(parse_duration("5s", 1, &nanos));
+}
+
+/* ---------------------------------------------------------------------------------------
+** The forms logs write (swag(1), TIMESTAMPS): durations as people write them, slashes,
+** RFC 7231, zones in their own field, syslog dates and their year, epoch units by size.
+*/
+
+Test(duration, parts_and_unit_names)
+{
+	expect_duration("5min", 300 * NS);
+	expect_duration("90sec", 90 * NS);
+	expect_duration("1h30m", 5400 * NS);
+	expect_duration("2h45m30s", (2 * 3600 + 45 * 60 + 30) * NS);
+	expect_duration("1w", 7 * DAY_NS);
+	expect_duration("500us", 500000);
+	expect_duration("5ns", 5);
+	expect_duration("1w2d", 9 * DAY_NS);
+	expect_duration("1m30s", 90 * NS);
+	expect_duration("1min30sec", 90 * NS);
+	expect_duration("1s500ms", 1500000000);
+	expect_duration("1.5h30m", 2 * 3600 * NS);
+	expect_duration("0h30m", 1800 * NS);
+	expect_duration("1d1h1m1s1ms1us1ns", DAY_NS + 3661 * NS + 1001001);
+	expect_duration("15250w", 15250 * 7 * DAY_NS);
+}
+
+Test(duration, parts_refused)
+{
+	const char *refused[] = {
+		/* a part without a unit, units out of order or named twice */
+		"1m30", "1h30", "30s1m", "1h1h", "1m1min", "1min1m", "1s1sec", "1ms1s", "1us1ms",
+		/* unknown units, capitals, blanks inside, signs between parts */
+		"1mo", "1y", "1M", "5Min", "1hr", "1h 30m", "1h-30m", "1h+30m", "1mins", "1secs",
+		/* nothing, zero, overflow */
+		"0h0m", "0w0s", "15251w", "106751d1d", "9223372036s1s", "h30m", "1h.m",
+	};
+	for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++)
+		expect_duration_refused(refused[i]);
+}
+
+Test(iso, slashes_for_dashes)
+{
+	expect_timestamp("2026/11/30", EXAMPLE_NS - (2 * 3600 + 28 * 60 + 56) * NS);
+	expect_timestamp("2026/11/30 02:28:56", EXAMPLE_NS);
+	expect_timestamp("2026/11/30T02:28:56Z", EXAMPLE_NS);
+	expect_refused("2026/11-30 02:28:56");
+	expect_refused("2026-11/30 02:28:56");
+	expect_refused("2026/13/30 02:28:56");
+	expect_refused("2026/02/29");
+}
+
+Test(iso, zone_after_a_blank)
+{
+	expect_timestamp("2026-11-30 03:28:56 +0100", EXAMPLE_NS);
+	expect_timestamp("2026-11-30 03:28:56 +01:00", EXAMPLE_NS);
+	expect_timestamp("2026-11-30 02:28:56 Z", EXAMPLE_NS);
+	expect_timestamp("2026-11-30 03:28:56.000 +0100 CET", EXAMPLE_NS);
+	expect_timestamp("2026-11-29 21:28:56 -0500 EST", EXAMPLE_NS);
+	const char *refused[] = {
+		"2026-11-30 03:28:56 +01", "2026-11-30 03:28:56 CET", "2026-11-30 03:28:56 Z UTC",
+		"2026-11-30 03:28:56 +0100 cet", "2026-11-30 03:28:56 +0100 C",
+		"2026-11-30 03:28:56 +0100 ABCDEF", "2026-11-30 03:28:56  +0100",
+		"2026-11-30 03:28:56 +0100  CET", "2026-11-30 03:28:56 +2500",
+		"2026-11-30 03:28:56 +0160", "2026-11-30 03:28:56 +0100 CET x",
+		"2026-11-30 03:28:56+0100 CET",
+	};
+	for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++)
+		expect_refused(refused[i]);
+}
+
+Test(http_date, rfc_7231)
+{
+	expect_timestamp("Mon, 30 Nov 2026 02:28:56 GMT", EXAMPLE_NS);
+	expect_timestamp("sun, 30 nov 2026 02:28:56 UTC", EXAMPLE_NS);
+	expect_timestamp("Thu, 01 Jan 1970 00:00:00 GMT", 0);
+	expect_timestamp("Tue, 29 Feb 2028 00:00:00 GMT", 1835395200LL * NS);
+	const char *refused[] = {
+		"Mon, 30 Nov 2026 02:28:56", "Mon, 30 Nov 2026 02:28:56 CET",
+		"Mon, 30 Nov 2026 02:28:56 +0000", "Mon 30 Nov 2026 02:28:56 GMT",
+		"Mon,  30 Nov 2026 02:28:56 GMT", "Mon, 3 Nov 2026 02:28:56 GMT",
+		"Xyz, 30 Nov 2026 02:28:56 GMT", "Mon, 31 Nov 2026 02:28:56 GMT",
+		"Mon, 30 Nov 2026 02:28 GMT", "Mon, 30 Nov 2026 24:00:00 GMT",
+		"Mon, 29 Feb 2026 02:28:56 GMT", "Mon, 30 Nov 2026 02:28:56 GMTX",
+	};
+	for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++)
+		expect_refused(refused[i]);
+}
+
+Test(syslog, refused_without_a_year)
+{
+	expect_refused("Nov 30 02:28:56");
+}
+
+/* Reads fields (blank-separated, as the splitter gives them) with read_timestamp_fields. */
+static bool read_fields(const char *line, struct syslog_year *year, int64_t *nanos,
+                        size_t *taken)
+{
+	struct field fields[8];
+	size_t count = 0;
+	for (const char *p = line; *p != '\0';) {
+		while (*p == ' ')
+			p++;
+		if (*p == '\0')
+			break;
+		const char *start = p;
+		while (*p != '\0' && *p != ' ')
+			p++;
+		cr_assert_lt(count, 8);
+		fields[count].text = start;
+		fields[count++].len = (size_t)(p - start);
+	}
+	cr_assert_gt(count, 0);
+	return read_timestamp_fields(fields, count, EPOCH_SECONDS, year, nanos, taken);
+}
+
+static void expect_line(const char *line, int64_t expected, size_t expected_taken)
+{
+	struct syslog_year year = { .year = 2026 };
+	int64_t nanos = 12345;
+	size_t taken = 99;
+	if (!read_fields(line, &year, &nanos, &taken))
+		cr_assert_fail("\"%s\" refused, expected %lld", line, (long long)expected);
+	cr_assert_eq(nanos, expected, "\"%s\": got %lld, expected %lld", line, (long long)nanos,
+	             (long long)expected);
+	cr_assert_eq(taken, expected_taken, "\"%s\": took %zu fields, expected %zu", line,
+	             taken, expected_taken);
+}
+
+static void expect_line_refused(const char *line, size_t expected_taken)
+{
+	struct syslog_year year = { .year = 2026 };
+	int64_t nanos = 12345;
+	size_t taken = 99;
+	if (read_fields(line, &year, &nanos, &taken))
+		cr_assert_fail("\"%s\" accepted as %lld", line, (long long)nanos);
+	cr_assert_eq(nanos, 12345, "\"%s\": output changed on failure", line);
+	cr_assert_eq(taken, expected_taken, "\"%s\": took %zu fields, expected %zu", line,
+	             taken, expected_taken);
+}
+
+Test(fields, zone_in_its_own_field)
+{
+	expect_line("2026-11-30 03:28:56 +0100 5", EXAMPLE_NS, 3);
+	expect_line("2026-11-30 03:28:56 +01:00 5", EXAMPLE_NS, 3);
+	expect_line("2026-11-30 02:28:56 Z 5", EXAMPLE_NS, 3);
+	expect_line("2026-11-30 03:28:56.000 +0100 CET 5", EXAMPLE_NS, 4);
+	expect_line("2026-11-29 18:28:56 -0800 PST", EXAMPLE_NS, 4);
+	expect_line("2026/11/30 03:28:56 +0100", EXAMPLE_NS, 3);
+	expect_line("2026-11-30T03:28:56 +0100 CET x", EXAMPLE_NS, 3);
+	expect_line("2026-11-30T03:28 +0100", EXAMPLE_NS - 56 * NS, 2);
+	/* Not zones: values, and a zone after a zone or after a date alone. */
+	expect_line("2026-11-30 02:28:56 -12 5", EXAMPLE_NS, 2);
+	expect_line("2026-11-30 02:28:56 +5", EXAMPLE_NS, 2);
+	expect_line("2026-11-30 02:28:56 -123", EXAMPLE_NS, 2);
+	expect_line("2026-11-30 02:28:56 -12345", EXAMPLE_NS, 2);
+	expect_line("2026-11-30 02:28:56 CET", EXAMPLE_NS, 2);
+	expect_line("2026-11-30 02:28:56 z", EXAMPLE_NS, 2);
+	expect_line("2026-11-30 02:28:56 +01:0", EXAMPLE_NS, 2);
+	expect_line("2026-11-30 02:28:56Z +0100", EXAMPLE_NS, 2);
+	expect_line("2026-11-30T02:28:56Z +0100", EXAMPLE_NS, 1);
+	expect_line("2026-11-30 02:28:56 Z CET", EXAMPLE_NS, 3);
+	expect_line("2026-11-30 03:28:56 +0100 cet", EXAMPLE_NS, 3);
+	expect_line("2026-11-30 03:28:56 +0100 ABCDEF", EXAMPLE_NS, 3);
+	expect_line("2026-11-30 +0100", EXAMPLE_NS - (2 * 3600 + 28 * 60 + 56) * NS, 1);
+	/* Shaped as a zone, out of range: unreadable. */
+	expect_line_refused("2026-11-30 02:28:56 +2500 5", 3);
+	expect_line_refused("2026-11-30 02:28:56 +01:60", 3);
+	expect_line_refused("2026-11-30T02:28:56 +2400", 2);
+}
+
+Test(fields, syslog_dates)
+{
+	int64_t nov30 = EXAMPLE_NS;
+	expect_line("Nov 30 02:28:56 host sshd[1]: fail 5", nov30, 3);
+	expect_line("nov 30 02:28:56", nov30, 3);
+	expect_line("Nov 3 02:28:56", nov30 - 27 * DAY_NS, 3);
+	expect_line("Nov 03 02:28:56", nov30 - 27 * DAY_NS, 3);
+	expect_line("Nov 30 02:28:56.250", nov30 + 250000000, 3);
+	/* The month alone, or a day without a time, is no timestamp. */
+	expect_line_refused("Nov x 02:28:56", 1);
+	expect_line_refused("Nov 300 02:28:56", 1);
+	expect_line_refused("Nov", 1);
+	expect_line_refused("Nov 30", 2);
+	expect_line_refused("Nov 30 host", 2);
+	expect_line_refused("Nov 30 02:28", 3);
+	expect_line_refused("Nov 31 02:28:56", 3);
+	expect_line_refused("Nov 0 02:28:56", 3);
+	expect_line_refused("Nov 30 25:00:00", 3);
+	expect_line_refused("Nov 30 02:28:56Z", 3);
+	expect_line_refused("Nox 30 02:28:56", 1);
+	expect_line_refused("November 30 02:28:56", 1);
+	expect_line_refused("Feb 29 00:00:00", 3);	/* 2026 is no leap year */
+}
+
+Test(fields, syslog_in_one_field)
+{
+	struct syslog_year year = { .year = 2026 };
+	struct field field = { "Nov  3 02:28:56", 15 };
+	int64_t nanos;
+	size_t taken;
+	cr_assert(read_timestamp_fields(&field, 1, EPOCH_SECONDS, &year, &nanos, &taken));
+	cr_assert_eq(nanos, EXAMPLE_NS - 27 * DAY_NS);
+	field.text = "Nov 30 02:28:56";
+	cr_assert(read_timestamp_fields(&field, 1, EPOCH_SECONDS, &year, &nanos, &taken));
+	cr_assert_eq(nanos, EXAMPLE_NS);
+	const char *refused[] = { "Nov 30", "Nov30 02:28:56", "Nov 30 02:28:56 x", "Nov 30  x" };
+	for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
+		field.text = refused[i];
+		field.len = strlen(refused[i]);
+		cr_assert_not(read_timestamp_fields(&field, 1, EPOCH_SECONDS, &year, &nanos,
+		                                    &taken), "\"%s\"", refused[i]);
+	}
+	cr_assert_not(read_timestamp_fields(&field, 1, EPOCH_SECONDS, NULL, &nanos, &taken));
+}
+
+/* The seconds since the epoch of year-month-day hh:mm:ss UTC, by timegm. */
+static int64_t utc(int year, int month, int day, int hour, int minute, int second)
+{
+	struct tm tm = { .tm_year = year - 1900, .tm_mon = month - 1, .tm_mday = day,
+	                 .tm_hour = hour, .tm_min = minute, .tm_sec = second };
+	return (int64_t)timegm(&tm);
+}
+
+static int64_t syslog_at(struct syslog_year *year, const char *line)
+{
+	int64_t nanos = 0;
+	size_t taken;
+	cr_assert(read_fields(line, year, &nanos, &taken), "\"%s\" refused", line);
+	return nanos / NS;
+}
+
+Test(syslog, the_year_from_the_clock)
+{
+	/* Now is 2026-12-01 12:00:00: a date up to a day ahead is this year's. */
+	struct syslog_year year = { .now = utc(2026, 12, 1, 12, 0, 0) };
+	cr_assert_eq(syslog_at(&year, "Dec 2 12:00:00"), utc(2026, 12, 2, 12, 0, 0));
+	year = (struct syslog_year){ .now = utc(2026, 12, 1, 12, 0, 0) };
+	cr_assert_eq(syslog_at(&year, "Dec 2 12:00:01"), utc(2025, 12, 2, 12, 0, 1));
+	year = (struct syslog_year){ .now = utc(2026, 12, 1, 12, 0, 0) };
+	cr_assert_eq(syslog_at(&year, "Nov 30 12:00:01"), utc(2026, 11, 30, 12, 0, 1));
+	/* On New Year's Day, last night's lines are last year's. */
+	year = (struct syslog_year){ .now = utc(2027, 1, 1, 0, 5, 0) };
+	cr_assert_eq(syslog_at(&year, "Dec 31 23:59:59"), utc(2026, 12, 31, 23, 59, 59));
+	cr_assert_eq(year.year, 2026);
+	cr_assert_eq(syslog_at(&year, "Jan 1 00:00:01"), utc(2027, 1, 1, 0, 0, 1));
+	/* The first date sets the year; later ones do not look at the clock. */
+	year = (struct syslog_year){ .now = utc(2026, 6, 1, 0, 0, 0) };
+	cr_assert_eq(syslog_at(&year, "Jan 1 00:00:00"), utc(2026, 1, 1, 0, 0, 0));
+	cr_assert_eq(syslog_at(&year, "Dec 31 00:00:00"), utc(2026, 12, 31, 0, 0, 0));
+	year = (struct syslog_year){ .now = utc(2028, 3, 1, 0, 0, 0) };
+	cr_assert_eq(syslog_at(&year, "Feb 29 00:00:00"), utc(2028, 2, 29, 0, 0, 0));
+}
+
+Test(syslog, a_replay_from_december_to_january)
+{
+	struct syslog_year year = { .year = 2025 };
+	cr_assert_eq(syslog_at(&year, "Nov 30 12:00:00"), utc(2025, 11, 30, 12, 0, 0));
+	cr_assert_eq(syslog_at(&year, "Dec 31 23:59:59"), utc(2025, 12, 31, 23, 59, 59));
+	cr_assert_eq(syslog_at(&year, "Jan 1 00:00:00"), utc(2026, 1, 1, 0, 0, 0));
+	cr_assert_eq(syslog_at(&year, "Jan 1 00:00:00"), utc(2026, 1, 1, 0, 0, 0));
+	/* Six months back is a line out of order, not a new year. */
+	cr_assert_eq(syslog_at(&year, "Jul 1 00:00:00"), utc(2026, 7, 1, 0, 0, 0));
+	cr_assert_eq(syslog_at(&year, "Jan 2 00:00:00"), utc(2026, 1, 2, 0, 0, 0));
+	cr_assert_eq(syslog_at(&year, "Aug 1 00:00:00"), utc(2026, 8, 1, 0, 0, 0));
+	cr_assert_eq(syslog_at(&year, "Jan 3 00:00:00"), utc(2027, 1, 3, 0, 0, 0));
+	/* A refused date leaves the year as it was. */
+	int64_t nanos;
+	size_t taken;
+	cr_assert_not(read_fields("Feb 30 00:00:00", &year, &nanos, &taken));
+	cr_assert_eq(year.year, 2027);
+	cr_assert_eq(year.month, 1);
+}
+
+Test(epoch, unit_by_size)
+{
+	static const struct {
+		const char *text;
+		enum epoch_unit unit;
+	} cases[] = {
+		{ "0", EPOCH_SECONDS }, { "1764504001", EPOCH_SECONDS },
+		{ "99999999999", EPOCH_SECONDS }, { "99999999999.999", EPOCH_SECONDS },
+		{ "-99999999999", EPOCH_SECONDS }, { "000000000000001", EPOCH_SECONDS },
+		{ ".5", EPOCH_SECONDS }, { "+5.", EPOCH_SECONDS },
+		{ "100000000000", EPOCH_MILLISECONDS }, { "1764504001000", EPOCH_MILLISECONDS },
+		{ "99999999999999", EPOCH_MILLISECONDS }, { "-100000000000", EPOCH_MILLISECONDS },
+		{ "100000000000000", EPOCH_MICROSECONDS },
+		{ "99999999999999999", EPOCH_MICROSECONDS },
+		{ "100000000000000000", EPOCH_NANOSECONDS },
+		{ "1764504001000000000", EPOCH_NANOSECONDS },
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		enum epoch_unit unit = 99;
+		cr_assert(timestamp_epoch_unit(cases[i].text, strlen(cases[i].text), &unit),
+		          "\"%s\" not an epoch", cases[i].text);
+		cr_assert_eq(unit, cases[i].unit, "\"%s\": unit %d, expected %d", cases[i].text,
+		             (int)unit, (int)cases[i].unit);
+	}
+	const char *not_epochs[] = { "", "-", ".", "+.", "1e5", "2026-11-30", "0x10", "1.2.3",
+	                             "12:00", "abc", "5s" };
+	for (size_t i = 0; i < sizeof not_epochs / sizeof not_epochs[0]; i++) {
+		enum epoch_unit unit = 99;
+		cr_assert_not(timestamp_epoch_unit(not_epochs[i], strlen(not_epochs[i]), &unit),
+		              "\"%s\"", not_epochs[i]);
+		cr_assert_eq(unit, 99);
+	}
 }
