@@ -1036,7 +1036,8 @@ read_dated_fields(const struct field *fields, size_t count, int64_t *nanos,
 		if (scan_clock(&b, b_end, true, &seconds_of_day, &fraction)) {
 			const char *clock_end = b;
 
-			if (b == b_end || (scan_zone(&b, b_end, &offset_seconds) && b == b_end)) {
+			if (b == b_end || ((scan_zone(&b, b_end, &offset_seconds) ||
+			    scan_blank_zone(&b, b_end, &offset_seconds)) && b == b_end)) {
 				*fields_taken = 2;
 				seconds = days * SECONDS_PER_DAY + seconds_of_day - offset_seconds;
 				/* No zone in the time: one may stand in the next field. */
@@ -1125,13 +1126,15 @@ bool
 parse_timestamp_fields(const char *a, size_t alen, const char *b, size_t blen,
     enum epoch_unit unit, int64_t *nanos, size_t *fields_taken)
 {
-	const char *a_end = a + alen, *b_end = b + blen;
+	const char *a_end = a + alen;
 	struct field fields[2];
 
 	trim_blanks(&a, &a_end);
 	fields[0].text = a;
 	fields[0].len = (size_t)(a_end - a);
 	if (b != NULL) {
+		const char *b_end = b + blen;
+
 		trim_blanks(&b, &b_end);
 		fields[1].text = b;
 		fields[1].len = (size_t)(b_end - b);

@@ -16,7 +16,13 @@
  *     parses back to itself;
  *   - an epoch that epoch_exceeds_1e11_seconds flags is one that parse_timestamp
  *     refuses;
- *   - a parser that refuses leaves its output untouched.
+ *   - a parser that refuses leaves its output untouched;
+ *   - read_timestamp_fields over the text split at blanks takes 1 to 4 fields, never
+ *     more than there are, one alone as parse_timestamp reads it, and the fields it
+ *     takes, joined by one space, read as one field to the same nanosecond; every
+ *     instant accepted is also written as a syslog date (three fields and one, with
+ *     its year), with its zone in fields of its own, with slashes and as RFC 7231,
+ *     and must read back.
  */
 #include <inttypes.h>
 #include <stdbool.h>
@@ -109,6 +115,71 @@ expect_parse(const char *text, enum epoch_unit unit, int64_t nanos, const char *
 	free(copy);
 }
 
+/* The names of the days of the week, Monday first. */
+static const char days_of_week[7][4] = { "Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun" };
+
+/*
+ * Splits text[0, len) at runs of blanks into at most max fields, each an exact heap
+ * copy (freed by free_fields); returns how many.
+ */
+static size_t
+split_fields(const char *text, size_t len, struct field *fields, size_t max)
+{
+	size_t count = 0, i = 0;
+
+	while (count < max) {
+		size_t start;
+
+		while (i < len && (text[i] == ' ' || text[i] == '\t'))
+			i++;
+		if (i == len)
+			break;
+		start = i;
+		while (i < len && text[i] != ' ' && text[i] != '\t')
+			i++;
+		fields[count].text = copy_of((const uint8_t *)text + start, i - start);
+		fields[count++].len = i - start;
+	}
+	return count;
+}
+
+static void
+free_fields(struct field *fields, size_t count)
+{
+	for (size_t i = 0; i < count; i++)
+		free((void *)fields[i].text);
+}
+
+/*
+ * Reads text, a line of blank-separated fields, with read_timestamp_fields in the given
+ * year, and expects all of its fields to make one timestamp, nanos; and the same text
+ * as one field.
+ */
+static void
+expect_fields(const char *text, int year, int64_t nanos, const char *what)
+{
+	struct field fields[6], one;
+	size_t count = split_fields(text, strlen(text), fields, 6), taken;
+	struct syslog_year y = { .year = year };
+	int64_t back = UNTOUCHED;
+
+	if (!read_timestamp_fields(fields, count, EPOCH_SECONDS, &y, &back, &taken) ||
+	    back != nanos || taken != count) {
+		fprintf(stderr, "expected %" PRId64 " in %zu fields, got %" PRId64 " in %zu\n",
+		    nanos, count, back, taken);
+		fail(what, text, strlen(text));
+	}
+	free_fields(fields, count);
+	one.text = copy_of((const uint8_t *)text, strlen(text));
+	one.len = strlen(text);
+	y.year = year;
+	y.month = 0;
+	back = UNTOUCHED;
+	if (!read_timestamp_fields(&one, 1, EPOCH_SECONDS, &y, &back, &taken) || back != nanos)
+		fail(what, text, strlen(text));
+	free((void *)one.text);
+}
+
 /* Writes nanos back in every form and checks that each parses to it. */
 static void
 check_round_trip(int64_t nanos)
@@ -134,6 +205,20 @@ check_round_trip(int64_t nanos)
 	expect_parse(text, EPOCH_SECONDS, nanos, "epoch seconds round trip");
 	snprintf(text, sizeof(text), "%" PRId64, nanos);
 	expect_parse(text, EPOCH_NANOSECONDS, nanos, "epoch nanoseconds round trip");
+	snprintf(text, sizeof(text), "%04d/%02d/%02d %02d:%02d:%02d.%09d +0000 UTC", year,
+	    month, day, seconds_of_day / 3600, seconds_of_day / 60 % 60, seconds_of_day % 60,
+	    fraction);
+	expect_parse(text, EPOCH_SECONDS, nanos, "ISO with slashes and a zone name");
+	snprintf(text, sizeof(text), "%s, %02d %s %04d %02d:%02d:%02d.%09d GMT",
+	    days_of_week[((days % 7) + 10) % 7], day, months[month - 1], year,
+	    seconds_of_day / 3600, seconds_of_day / 60 % 60, seconds_of_day % 60, fraction);
+	expect_parse(text, EPOCH_SECONDS, nanos, "RFC 7231 round trip");
+	snprintf(text, sizeof(text), "%s %2d %02d:%02d:%02d.%09d", months[month - 1], day,
+	    seconds_of_day / 3600, seconds_of_day / 60 % 60, seconds_of_day % 60, fraction);
+	expect_fields(text, year, nanos, "syslog round trip");
+	snprintf(text, sizeof(text), "%04d-%02d-%02d %02d:%02d:%02d.%09d Z", year, month, day,
+	    seconds_of_day / 3600, seconds_of_day / 60 % 60, seconds_of_day % 60, fraction);
+	expect_fields(text, year, nanos, "ISO with its zone in a field");
 }
 
 static void
@@ -222,6 +307,65 @@ check_pair(const uint8_t *bytes, size_t len, size_t split)
 	free(b);
 }
 
+/*
+ * True when text[0, len), blanks around it aside, is shaped as a zone in a field of its
+ * own: Z, or a sign and four digits or two, ":" and two (swag(1), TIMESTAMPS).
+ */
+static bool
+zone_shaped(const char *text, size_t len)
+{
+	const char *s = text, *e = text + len;
+	size_t n;
+
+	while (s < e && (*s == ' ' || *s == '\t'))
+		s++;
+	while (e > s && (e[-1] == ' ' || e[-1] == '\t'))
+		e--;
+	n = (size_t)(e - s);
+	if (n == 1)
+		return *s == 'Z';
+	if ((n != 5 && n != 6) || (*s != '+' && *s != '-'))
+		return false;
+	for (size_t i = 1; i < n; i++)
+		if (!(n == 6 && i == 3 ? s[i] == ':' : s[i] >= '0' && s[i] <= '9'))
+			return false;
+	return true;
+}
+
+/* True when text[0, len), blanks around it aside, has a blank inside. */
+static bool
+inner_blank(const char *text, size_t len)
+{
+	const char *s = text, *e = text + len;
+
+	while (s < e && (*s == ' ' || *s == '\t'))
+		s++;
+	while (e > s && (e[-1] == ' ' || e[-1] == '\t'))
+		e--;
+	for (; s < e; s++)
+		if (*s == ' ' || *s == '\t')
+			return true;
+	return false;
+}
+
+/* True when text[0, len), blanks around it aside, is three letters (a syslog month). */
+static bool
+month_shaped(const char *text, size_t len)
+{
+	const char *s = text, *e = text + len;
+
+	while (s < e && (*s == ' ' || *s == '\t'))
+		s++;
+	while (e > s && (e[-1] == ' ' || e[-1] == '\t'))
+		e--;
+	if (e - s != 3)
+		return false;
+	for (; s < e; s++)
+		if (!((*s | 0x20) >= 'a' && (*s | 0x20) <= 'z'))
+			return false;
+	return true;
+}
+
 /* True when text[0, len) starts, after blanks, with an opening bracket (a CLF pair). */
 static bool
 opens_bracket(const char *text, size_t len)
@@ -256,23 +400,78 @@ check_fields(const uint8_t *bytes, size_t len, size_t split, enum epoch_unit uni
 		fail("fields: taken is neither 1 nor 2", a, split);
 	if (!ok && nanos != UNTOUCHED)
 		fail("fields refused, but *nanos was changed", a, split);
-	if (taken == 2 && !first)
-		fail("fields: two taken without a first half", a, split);
-	if (ok && taken == 2 && (!pair_ok || nanos != pair))
+	if (taken == 2 && !first && !zone_shaped(b, blen) && !(month_shaped(a, split) && !ok))
+		fail("fields: two taken without a first half, a zone or a month", a, split);
+	if (ok && taken == 2 && first && (!pair_ok || nanos != pair))
 		fail("fields: two taken, but not as the pair reads them", b, blen);
 	if (taken == 1 && (ok != single_ok || (ok && nanos != single)))
 		fail("fields: one taken, but not as parse_timestamp reads it", a, split);
 	if (first && clf && taken != 2)
 		fail("fields: an open bracket took one field", a, split);
-	if (first && !clf && (taken == 2) != (pair_ok || shaped))
+	/* (A zone after a blank inside b, which the splitter never gives, may join too.) */
+	if (first && !clf && (taken == 2) != (pair_ok || shaped) && !inner_blank(b, blen))
 		fail("fields: a date took the next field, or left it, wrongly", b, blen);
-	if (pair_ok && !clf && !shaped)
+	if (pair_ok && !clf && !shaped && !inner_blank(b, blen))
 		fail("a time the pair reads is not time-shaped", b, blen);
 	if (!parse_timestamp_fields(a, split, NULL, 0, unit, &alone, &taken_alone) != !single_ok ||
 	    taken_alone != 1 || (single_ok && alone != single))
 		fail("fields without a next field differ from parse_timestamp", a, split);
 	free(a);
 	free(b);
+}
+
+/*
+ * read_timestamp_fields over the text split at blanks, the rule of blank-separated input
+ * (swag(1), TIMESTAMPS), against one field: the fields taken, joined by a space, read as
+ * one field to the same instant, and one field taken alone is parse_timestamp's reading.
+ */
+static void
+check_many_fields(const uint8_t *bytes, size_t len, enum epoch_unit unit, int year)
+{
+	struct field fields[6], joined;
+	size_t count = split_fields((const char *)bytes, len, fields, 6), taken = 99, n = 0;
+	struct syslog_year y = { .year = year, .now = 1796040000 }, before;
+	int64_t nanos = UNTOUCHED, whole = UNTOUCHED;
+	char *text;
+	bool ok;
+
+	if (count == 0)
+		return;
+	before = y;
+	ok = read_timestamp_fields(fields, count, unit, &y, &nanos, &taken);
+	if (taken < 1 || taken > 4 || taken > count)
+		fail("fields: taken out of range", fields[0].text, fields[0].len);
+	if (!ok && nanos != UNTOUCHED)
+		fail("fields refused, but *nanos was changed", fields[0].text, fields[0].len);
+	if (ok && taken == 1 && (!parse_timestamp(fields[0].text, fields[0].len, unit,
+	    &whole) || whole != nanos)) {
+		/* A syslog date needs more than one field: one alone is never one. */
+		fail("fields: one taken, but not as parse_timestamp reads it", fields[0].text,
+		    fields[0].len);
+	}
+	if (ok && taken > 1) {
+		for (size_t i = 0; i < taken; i++)
+			n += fields[i].len + 1;
+		text = malloc(n);
+		if (text == NULL)
+			abort();
+		n = 0;
+		for (size_t i = 0; i < taken; i++) {
+			if (i > 0)
+				text[n++] = ' ';
+			memcpy(text + n, fields[i].text, fields[i].len);
+			n += fields[i].len;
+		}
+		joined.text = text;
+		joined.len = n;
+		whole = UNTOUCHED;
+		if (!read_timestamp_fields(&joined, 1, unit, &before, &whole, &taken) ||
+		    whole != nanos)
+			fail("fields taken, joined, read otherwise", text, n);
+		check_round_trip(nanos);
+		free(text);
+	}
+	free_fields(fields, count);
 }
 
 int
@@ -293,5 +492,6 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	check_duration(data, size);
 	check_pair(data, size, split);
 	check_fields(data, size, split, unit);
+	check_many_fields(data, size, unit, fuzz_data[0] & 4 ? 0 : 1970 + (fuzz_data[0] >> 3));
 	return 0;
 }
