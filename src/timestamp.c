@@ -298,8 +298,9 @@ scan_iso_date(const char **cursor, const char *end, int64_t *days)
 	int year, month, day;
 	char separator;
 
+	/* '-' | 2 is '/', and no other byte but '/' itself. */
 	if (!scan_fixed_digits(cursor, end, 4, &year) || *cursor == end ||
-	    (**cursor != '-' && **cursor != '/'))
+	    (**cursor | 2) != '/')
 		return false;
 	separator = *(*cursor)++;
 	if (!scan_fixed_digits(cursor, end, 2, &month) || month < 1 || month > 12 ||
@@ -992,15 +993,12 @@ parse_timestamp_pair(const char *a, size_t alen, const char *b, size_t blen,
  * zone a zone's name joins it too (and says nothing more).  Adds the fields taken to
  * *fields_taken.  Returns false when a field shaped as a zone is out of range.
  */
-static bool
-join_zone_fields(const struct field *fields, size_t count, int64_t *seconds,
-    size_t *fields_taken)
+static __attribute__((noinline)) bool
+join_zone(const struct field *fields, size_t count, int64_t *seconds, size_t *fields_taken)
 {
 	const char *zone, *zone_end;
 	int offset_seconds;
 
-	if (count == 0 || !is_zone_shaped(fields[0].text, fields[0].len))
-		return true;
 	zone = fields[0].text;
 	zone_end = zone + fields[0].len;
 	(*fields_taken)++;
@@ -1011,6 +1009,16 @@ join_zone_fields(const struct field *fields, size_t count, int64_t *seconds,
 	    is_zone_name(fields[1].text, fields[1].len))
 		(*fields_taken)++;
 	return true;
+}
+
+/* join_zone when fields[0] is shaped as a zone: the common field is turned away here. */
+static inline bool
+join_zone_fields(const struct field *fields, size_t count, int64_t *seconds,
+    size_t *fields_taken)
+{
+	if (count == 0 || !is_zone_shaped(fields[0].text, fields[0].len))
+		return true;
+	return join_zone(fields, count, seconds, fields_taken);
 }
 
 /*
