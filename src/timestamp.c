@@ -1,6 +1,6 @@
 /*
- * timestamp.c: parse_timestamp, parse_duration and the two-field pairs of whitespace
- * input (see timestamp.h).
+ * timestamp.c: parse_timestamp, parse_duration, and read_timestamp_fields, which reads
+ * a timestamp over the blank-separated fields it spans (see timestamp.h).
  *
  * Each form is read by a hand-written scanner over [cursor, end) that checks each
  * character once, with integer arithmetic only.  A calendar date becomes a day number
@@ -412,7 +412,7 @@ scan_clf_date_time(const char **cursor, const char *end, int64_t *seconds,
 }
 
 /*
- * The three forms, each over a range already trimmed of blanks.
+ * The forms, each over a range already trimmed of blanks.
  */
 
 /*
@@ -800,7 +800,7 @@ parse_timestamp(const char *text, size_t len, enum epoch_unit unit, int64_t *nan
 }
 
 /*
- * Durations, pairs and the epoch warning.
+ * Durations, the fields a timestamp spans, and the epoch unit.
  */
 
 bool
