@@ -454,6 +454,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	switch (status) {
 	case PIPELINE_OK:
 	case PIPELINE_BAD_INPUT:
+	case PIPELINE_NO_TIMESTAMP:
 	case PIPELINE_MALFORMED_CSV:
 	case PIPELINE_OPEN_QUOTE:
 	case PIPELINE_UTF16:
@@ -473,7 +474,14 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (status == PIPELINE_BAD_INPUT && (!config.strict || report.failed_kind >= PROBLEM_KINDS ||
 	    report.failed_text_len > PIPELINE_QUOTE_MAX))
 		fail("a bad input report out of range");
-	if (status != PIPELINE_OK && status != PIPELINE_BAD_INPUT && config.strict &&
+	/* Before any timestamp, an unreadable one or a short record stops the run. */
+	if (status == PIPELINE_NO_TIMESTAMP && (!config.has_time ||
+	    (report.failed_kind != PROBLEM_BAD_TIMESTAMP &&
+	    report.failed_kind != PROBLEM_SHORT_RECORD) ||
+	    report.failed_text_len > PIPELINE_QUOTE_MAX))
+		fail("a first-timestamp report out of range");
+	if (status != PIPELINE_OK && status != PIPELINE_BAD_INPUT &&
+	    status != PIPELINE_NO_TIMESTAMP && config.strict &&
 	    report.problems[PROBLEM_NOT_NUMBER].count + report.problems[PROBLEM_SHORT_RECORD].count +
 	    report.problems[PROBLEM_BAD_TIMESTAMP].count +
 	    report.problems[PROBLEM_TIME_BACKWARDS].count > 0)
@@ -485,7 +493,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (config.input_delimiter == '\0')
 		check_blank_separated(&config, (const char *)data, size, output, output_len,
 		    status == PIPELINE_OK);
-	else if (status == PIPELINE_OK || status == PIPELINE_BAD_INPUT)
+	else if (status == PIPELINE_OK || status == PIPELINE_BAD_INPUT ||
+	    status == PIPELINE_NO_TIMESTAMP)
 		check_delimited(&config, (const char *)data, size, output, output_len,
 		    status == PIPELINE_OK);
 	free(output);
