@@ -440,20 +440,21 @@ time_problem(struct pipeline *p, const struct record *record, const struct field
 	char joined[PIPELINE_QUOTE_MAX];
 	enum epoch_unit unit;
 
-	/* The first epoch number read sets the unit (swag(1), TIMESTAMPS). */
-	if (!ok && !p->epoch_unit_set && timestamp_epoch_unit(v->text, v->text_len, &unit)) {
-		p->epoch_unit = unit;
+	/*
+	 * The first epoch number read sets the unit (swag(1), TIMESTAMPS): it comes here,
+	 * being the first timestamp, or one that the run's unit so far could not read.
+	 */
+	if ((!ok || !p->have_time) && !p->epoch_unit_set &&
+	    timestamp_epoch_unit(v->text, v->text_len, &unit)) {
 		p->epoch_unit_set = true;
-		p->report->epoch_unit = unit;
 		p->report->epoch_unit_line = record->line;
-		ok = parse_timestamp(v->text, v->text_len, unit, &t);
+		if (unit != p->epoch_unit) {
+			p->epoch_unit = unit;
+			p->report->epoch_unit = unit;
+			ok = parse_timestamp(v->text, v->text_len, unit, &t);
+		}
 	}
 	if (ok && (!p->have_time || t >= p->time)) {
-		if (!p->have_time && !p->epoch_unit_set &&
-		    timestamp_epoch_unit(v->text, v->text_len, &unit)) {
-			p->epoch_unit_set = true;
-			p->report->epoch_unit_line = record->line;
-		}
 		p->time = t;
 		p->have_time = true;
 		return true;
