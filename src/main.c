@@ -617,6 +617,15 @@ report_problems(const struct pipeline_report *report)
 	    (unsigned long long)p->first_line, p->first_column);
 }
 
+/* What follows the message of a first timestamp that cannot be read (swag(1), TIMESTAMPS). */
+static const char timestamp_forms[] =
+"Timestamps swag reads: epoch numbers (1764504001.25, in s, ms, us or ns\n"
+"as their size says), ISO 8601 (2026-11-30T12:00:01Z, 2026-11-30 12:00:01,\n"
+"a zone after it: +0100, +0100 CET), 2026/11/30 12:00:01, syslog\n"
+"(Nov 30 12:00:01), Common Log Format ([30/Nov/2026:12:00:01 +0000]) and\n"
+"RFC 7231 (Sun, 30 Nov 2026 12:00:01 GMT).  Check -t (the timestamp's\n"
+"column), -H (a header line), -C (comment lines) and --epoch-unit.\n";
+
 /*
  * Words the problem that stopped the run: a --strict one, or (first_timestamp) a record
  * before any timestamp whose timestamp field cannot be read, with the forms swag reads
@@ -663,13 +672,7 @@ report_failure(const struct pipeline_report *r, bool first_timestamp)
 		    (unsigned long long)r->failed_line, r->failed_column, r->failed_field_count,
 		    r->failed_field_count == 1 ? "" : "s", before);
 	if (first_timestamp)
-		fputs("Timestamps swag reads: epoch numbers (1764504001.25, in s, ms, us or ns\n"
-		    "as their size says), ISO 8601 (2026-11-30T12:00:01Z, 2026-11-30 12:00:01,\n"
-		    "a zone after it: +0100, +0100 CET), 2026/11/30 12:00:01, syslog\n"
-		    "(Nov 30 12:00:01), Common Log Format ([30/Nov/2026:12:00:01 +0000]) and\n"
-		    "RFC 7231 (Sun, 30 Nov 2026 12:00:01 GMT).  Check -t (the timestamp's\n"
-		    "column), -H (a header line), -C (comment lines) and --epoch-unit.\n",
-		    stderr);
+		fputs(timestamp_forms, stderr);
 }
 
 /*

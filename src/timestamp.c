@@ -699,9 +699,10 @@ read_syslog(const char *month_text, size_t month_len, const char *day_text,
 	uint64_t fraction;
 	int64_t seconds;
 
-	if (year == NULL || month_len != 3 || (month = month_from_abbreviation(month_text)) == 0 ||
-	    day_len < 1 || day_len > 2 || !scan_fixed_digits(&p, day_text + day_len,
-	    (int)day_len, &day) || day < 1 ||
+	if (year == NULL || month_len != 3 ||
+	    (month = month_from_abbreviation(month_text)) == 0 || day_len < 1 ||
+	    day_len > 2 || !scan_fixed_digits(&p, day_text + day_len, (int)day_len, &day) ||
+	    day < 1 ||
 	    !scan_clock(&clock, clock_end, false, &seconds_of_day, &fraction) ||
 	    clock != clock_end)
 		return false;
@@ -1047,10 +1048,11 @@ read_dated_fields(const struct field *fields, size_t count, int64_t *nanos,
 			if (b == b_end || ((scan_zone(&b, b_end, &offset_seconds) ||
 			    scan_blank_zone(&b, b_end, &offset_seconds)) && b == b_end)) {
 				*fields_taken = 2;
-				seconds = days * SECONDS_PER_DAY + seconds_of_day - offset_seconds;
+				seconds = days * SECONDS_PER_DAY + seconds_of_day -
+				    offset_seconds;
 				/* No zone in the time: one may stand in the next field. */
-				if (clock_end == b_end && !join_zone_fields(fields + 2, count - 2,
-				    &seconds, fields_taken))
+				if (clock_end == b_end && !join_zone_fields(fields + 2,
+				    count - 2, &seconds, fields_taken))
 					return false;
 				return nanos_from_seconds(seconds, fraction, nanos);
 			}
@@ -1113,7 +1115,8 @@ read_timestamp_fields(const struct field *fields, size_t count, enum epoch_unit 
 
 		if (scan_clf_date_time(&date, end, &seconds, &fraction) && date == end) {
 			*fields_taken = 2;
-			return parse_pair_clf_zone(seconds, fraction, b, b + fields[1].len, nanos);
+			return parse_pair_clf_zone(seconds, fraction, b, b + fields[1].len,
+			    nanos);
 		}
 	}
 	if (*p == '[' || (end - p > 2 && p[2] == '/'))

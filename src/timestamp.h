@@ -134,11 +134,14 @@ bool parse_timestamp_pair(const char *a, size_t alen, const char *b, size_t blen
  * none), blanks around each ignored, without syslog dates.  The two fields make one
  * timestamp when
  *
- *   - a is a date alone (YYYY-MM-DD, YYYY/MM/DD) and b is shaped like a time (timestamp_is_time_shaped):
+ *   - a is a date alone (YYYY-MM-DD, YYYY/MM/DD) and b is shaped like a time
+ *     (timestamp_is_time_shaped):
  *     "2026-11-30" "02:28:56", read as parse_timestamp_pair reads them; a time shaped but
  *     invalid ("25:00:00", "12:60", "12:00:61") makes the timestamp unreadable;
  *   - a opens a bracket that it does not close ("[30/Nov/2026:02:28:56"): b must close it
- *     with its zone ("+0000]"), or the timestamp is unreadable.
+ *     with its zone ("+0000]"), or the timestamp is unreadable;
+ *   - a is a date and time without a zone ("2026-11-30T02:28:56") and b is shaped as a
+ *     zone, as read_timestamp_fields says.
  *
  * Otherwise a is read alone, as parse_timestamp reads it, and b is none of the timestamp's
  * business: "2026-11-30" "10" is the date's midnight (UTC), 10 being an ordinary field.
