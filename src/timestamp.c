@@ -634,7 +634,7 @@ is_letter(char c)
 /*
  * Ddd, dd Mon yyyy hh:mm:ss GMT, RFC 7231's IMF-fixdate, as HTTP headers and some CSV
  * exports write it.  The day's name must be one (in any case), and is not checked
- * against the date; GMT may also be written UTC.
+ * against the date; GMT may also be written UTC, or as a zone +hhmm (RFC 5322).
  */
 static bool
 parse_http_date(const char *p, const char *end, int64_t *nanos)
@@ -642,7 +642,7 @@ parse_http_date(const char *p, const char *end, int64_t *nanos)
 	static const char day_names[7][4] = {
 		"mon", "tue", "wed", "thu", "fri", "sat", "sun"
 	};
-	int day, month, year, seconds_of_day;
+	int day, month, year, seconds_of_day, offset_seconds = 0;
 	uint64_t fraction;
 	size_t i;
 
@@ -662,12 +662,16 @@ parse_http_date(const char *p, const char *end, int64_t *nanos)
 	if (month == 0 || !scan_char(&p, end, ' ') || !scan_fixed_digits(&p, end, 4, &year) ||
 	    day < 1 || day > days_in_month(year, month) || !scan_char(&p, end, ' ') ||
 	    !scan_clock(&p, end, false, &seconds_of_day, &fraction) ||
-	    !scan_char(&p, end, ' ') || end - p != 3 ||
-	    !((p[0] == 'G' && p[1] == 'M' && p[2] == 'T') ||
+	    !scan_char(&p, end, ' '))
+		return false;
+	/* GMT, or UTC; or a numeric zone, +hhmm, as RFC 5322 and date -R write it. */
+	if (end - p == 3 && ((p[0] == 'G' && p[1] == 'M' && p[2] == 'T') ||
 	    (p[0] == 'U' && p[1] == 'T' && p[2] == 'C')))
+		p = end;
+	else if (end - p != 5 || !is_zone_shaped(p, 5) || !scan_zone(&p, end, &offset_seconds))
 		return false;
 	return nanos_from_seconds(days_from_civil(year, month, day) * SECONDS_PER_DAY +
-	    seconds_of_day, fraction, nanos);
+	    seconds_of_day - offset_seconds, fraction, nanos);
 }
 
 /* Returns the year (UTC) of the instant that is seconds since the epoch. */

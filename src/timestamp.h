@@ -44,8 +44,8 @@ enum epoch_unit {
  *             2026-11-30 12:00:01 +0100   2026-11-30 12:00:01.123 +0100 CET
  *   CLF       "[" dd/Mon/yyyy:hh:mm:ss ([.,] digits)? (" " zone)? "]", brackets optional
  *             [30/Nov/2026:02:28:56 +0000]   30/Nov/2026:02:28:56 +0000
- *   RFC 7231  Ddd, dd Mon yyyy hh:mm:ss GMT (or UTC), the day's name not checked
- *             Sun, 30 Nov 2026 12:00:01 GMT
+ *   RFC 7231  Ddd, dd Mon yyyy hh:mm:ss GMT (or UTC, or RFC 5322's +hhmm), the day's
+ *             name not checked:  Sun, 30 Nov 2026 12:00:01 GMT
  *
  * Ranges are checked: month 1-12, day 1 to the month's length (Gregorian leap years),
  * hour 0-23, minute 0-59, second 0-60, zone hours 0-23 and minutes 0-59.  A date alone

@@ -1165,9 +1165,14 @@ Test(http_date, rfc_7231)
 	expect_timestamp("sun, 30 nov 2026 02:28:56 UTC", EXAMPLE_NS);
 	expect_timestamp("Thu, 01 Jan 1970 00:00:00 GMT", 0);
 	expect_timestamp("Tue, 29 Feb 2028 00:00:00 GMT", 1835395200LL * NS);
+	/* RFC 5322's numeric zone, as date -R writes it. */
+	expect_timestamp("Mon, 30 Nov 2026 03:28:56 +0100", EXAMPLE_NS);
+	expect_timestamp("Sun, 29 Nov 2026 21:28:56 -0500", EXAMPLE_NS);
 	const char *refused[] = {
 		"Mon, 30 Nov 2026 02:28:56", "Mon, 30 Nov 2026 02:28:56 CET",
-		"Mon, 30 Nov 2026 02:28:56 +0000", "Mon 30 Nov 2026 02:28:56 GMT",
+		"Mon, 30 Nov 2026 02:28:56 +00:00", "Mon, 30 Nov 2026 02:28:56 Z",
+		"Mon, 30 Nov 2026 02:28:56 +2400", "Mon, 30 Nov 2026 02:28:56 +0000 UTC",
+		"Mon 30 Nov 2026 02:28:56 GMT",
 		"Mon,  30 Nov 2026 02:28:56 GMT", "Mon, 3 Nov 2026 02:28:56 GMT",
 		"Xyz, 30 Nov 2026 02:28:56 GMT", "Mon, 31 Nov 2026 02:28:56 GMT",
 		"Mon, 30 Nov 2026 02:28 GMT", "Mon, 30 Nov 2026 24:00:00 GMT",
