@@ -95,8 +95,9 @@ bool parse_duration(const char *text, size_t len, int64_t *nanos);
 /*
  * Whitespace input splits "2026-11-30 02:28:56" and "[30/Nov/2026:02:28:56 +0000]" into
  * two fields each.  Returns true when text[0..len) (blanks around it ignored) can open such
- * a pair: a valid date alone, "YYYY-MM-DD", or an opening bracket and a valid CLF date and
- * time without zone or closing bracket, "[30/Nov/2026:02:28:56".  Returns false otherwise.
+ * a pair: a valid date alone, "YYYY-MM-DD" or "YYYY/MM/DD", or an opening bracket and a
+ * valid CLF date and time without zone or closing bracket, "[30/Nov/2026:02:28:56".
+ * Returns false otherwise.
  * A date opens a pair only when a time follows it: see parse_timestamp_fields.
  */
 bool timestamp_is_first_half(const char *text, size_t len);
