@@ -682,7 +682,7 @@ year_of(int64_t seconds)
 	    -((-seconds + SECONDS_PER_DAY - 1) / SECONDS_PER_DAY);
 	int year = (int)(1970 + days / 366 - (days < 0 ? 2 : 0));
 
-	/* An estimate from below, then up a year at a time (at most two). */
+	/* An estimate from below, then up a year at a time (once or twice in this era). */
 	while (year < 9999 && days_from_civil(year + 1, 1, 1) <= days)
 		year++;
 	return year;
@@ -749,24 +749,20 @@ skip_blanks(const char **cursor, const char *end)
 static bool
 parse_syslog(const char *p, const char *end, struct syslog_year *year, int64_t *nanos)
 {
-	const char *day, *clock;
+	const char *day, *day_end, *clock;
 
 	if (end - p < 3)
 		return false;
 	day = p + 3;
 	if (!skip_blanks(&day, end))
 		return false;
-	clock = day;
-	while (clock < end && is_digit(*clock))
-		clock++;
-	{
-		const char *day_end = clock;
-
-		if (!skip_blanks(&clock, end))
-			return false;
-		return read_syslog(p, 3, day, (size_t)(day_end - day), clock,
-		    (size_t)(end - clock), year, nanos);
-	}
+	for (day_end = day; day_end < end && is_digit(*day_end); day_end++)
+		continue;
+	clock = day_end;
+	if (!skip_blanks(&clock, end))
+		return false;
+	return read_syslog(p, 3, day, (size_t)(day_end - day), clock, (size_t)(end - clock),
+	    year, nanos);
 }
 
 /*
