@@ -45,8 +45,9 @@
  *     newest seen): it is not counted as too short unless an aggregate's column is
  *     missing too;
  *   - when one record has several problems, any of their columns may be named.
- * It leaves out, on purpose: NaN and infinities (the unit tests cover them), ISO 8601
- * and log-format timestamps, --epoch-unit us and ns, distinct beyond 2^P/8 values
+ * Epoch milliseconds come with --epoch-unit=ms or, at least 1e11, without it (their
+ * size tells the unit).  It leaves out, on purpose: NaN and infinities (the unit tests
+ * cover them), ISO 8601 and log-format timestamps, --epoch-unit us and ns, distinct beyond 2^P/8 values
  * (HyperLogLog), malformed CSV and quotes left open, quotes inside unquoted fields,
  * lines of nothing but blanks in delimited input, quoted keys with blanks at either
  * end, columns past the header's end with -H, -o , with blank-separated input,
@@ -558,6 +559,7 @@ struct tcase {
 	const char *name[MAX_FIELDS];
 	int time_col, group_col;	/* 0: none */
 	bool epoch_ms;
+	bool epoch_ms_by_size;	/* milliseconds without --epoch-unit: told by their size */
 	uint64_t step, min_count;
 	int precision;		/* -1: shortest */
 	const char *null_text;
@@ -947,6 +949,7 @@ gen_config(struct tcase *c, const char *swag, size_t records)
 	c->bom = chance(0.05);
 	c->pipe_feed = chance(0.3);
 	c->epoch_ms = c->time_col && chance(0.15);
+	c->epoch_ms_by_size = c->epoch_ms && chance(0.5);
 	{
 		static const double dirts[] = { 0, 0.01, 0.05, 0.15 };
 		static const double strict_dirts[] = { 0, 0, 0.002, 0.01 };
@@ -976,7 +979,7 @@ gen_config(struct tcase *c, const char *swag, size_t records)
 		opts[nopts][1] = c->header && chance(0.5) ? c->name[c->time_col - 1] :
 		    aprintf("%d", c->time_col);
 		opts[nopts++][2] = NULL;
-		if (c->epoch_ms) {
+		if (c->epoch_ms && !c->epoch_ms_by_size) {
 			opts[nopts][0] = "--epoch-unit=ms";
 			opts[nopts++][1] = NULL;
 		}
@@ -1202,6 +1205,9 @@ gen_case(struct tcase *c, uint64_t seed, const char *swag)
 	if (c->time_col && chance(c->strict ? 0.02 : 0.1))
 		lead_bad = (int)range(1, 3);
 	now_ms = (int64_t)range(1000000, 1700000000) * 1000;
+	/* Told by their size, milliseconds are at least 1e11 (TIMESTAMPS), and stay so. */
+	if (c->epoch_ms_by_size)
+		now_ms = (int64_t)range(200000000, 1700000000) * 1000;
 
 	lines = amalloc((3 * records + 16) * sizeof(*lines));
 	/* Before the header: comments, and blank lines (no records there). */
