@@ -41,14 +41,15 @@
  *   - distinct is never null, also under -m (AGGREGATES: "never null"; -m names
  *     only count as exempt);
  *   - a record without the -g column has the empty key, as an empty field does;
- *   - a record without the -t column only has a missing timestamp (silently the
- *     newest seen): it is not counted as too short unless an aggregate's column is
- *     missing too;
+ *   - a record without the -t column, once a timestamp has been read, only has a
+ *     missing timestamp (silently the newest seen): it is not counted as too short
+ *     unless an aggregate's column is missing too (before, it stops the run, as
+ *     TIMESTAMPS says);
  *   - when one record has several problems, any of their columns may be named.
  * Epoch milliseconds come with --epoch-unit=ms or, at least 1e11, without it (their
  * size tells the unit).  It leaves out, on purpose: NaN and infinities (the unit tests
- * cover them), ISO 8601 and log-format timestamps, --epoch-unit us and ns, distinct beyond 2^P/8 values
- * (HyperLogLog), malformed CSV and quotes left open, quotes inside unquoted fields,
+ * cover them), ISO 8601 and log-format timestamps, --epoch-unit us and ns, distinct
+ * beyond 2^P/8 values (HyperLogLog), malformed CSV and quotes left open, quotes inside unquoted fields,
  * lines of nothing but blanks in delimited input, quoted keys with blanks at either
  * end, columns past the header's end with -H, -o , with blank-separated input,
  * delimiters that numbers use, NUL bytes, UTF-16, usage errors, signals and
