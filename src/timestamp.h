@@ -159,7 +159,9 @@ bool parse_timestamp_fields(const char *a, size_t alen, const char *b, size_t bl
  * year is --year's, or 0 until the first date sets it from now: the year of now (UTC), or
  * the one before when the date would then be more than a day ahead of now.  After that,
  * a date whose month is more than six months before the last one's (December, then
- * January) moves the year on by one.  month is the last date's, 0 before the first.
+ * January) moves the year on by one, and one more than six months after it (December
+ * after January) is a late line of the year before, which moves nothing.  month is the
+ * last date's, 0 before the first.
  */
 struct syslog_year {
 	int year;

@@ -1342,6 +1342,7 @@ Test(syslog, the_year_from_the_clock)
 	/* The first date sets the year; later ones do not look at the clock. */
 	year = (struct syslog_year){ .now = utc(2026, 6, 1, 0, 0, 0) };
 	cr_assert_eq(syslog_at(&year, "Jan 1 00:00:00"), utc(2026, 1, 1, 0, 0, 0));
+	cr_assert_eq(syslog_at(&year, "Jul 1 00:00:00"), utc(2026, 7, 1, 0, 0, 0));
 	cr_assert_eq(syslog_at(&year, "Dec 31 00:00:00"), utc(2026, 12, 31, 0, 0, 0));
 	year = (struct syslog_year){ .now = utc(2028, 3, 1, 0, 0, 0) };
 	cr_assert_eq(syslog_at(&year, "Feb 29 00:00:00"), utc(2028, 2, 29, 0, 0, 0));
@@ -1354,11 +1355,22 @@ Test(syslog, a_replay_from_december_to_january)
 	cr_assert_eq(syslog_at(&year, "Dec 31 23:59:59"), utc(2025, 12, 31, 23, 59, 59));
 	cr_assert_eq(syslog_at(&year, "Jan 1 00:00:00"), utc(2026, 1, 1, 0, 0, 0));
 	cr_assert_eq(syslog_at(&year, "Jan 1 00:00:00"), utc(2026, 1, 1, 0, 0, 0));
-	/* Six months back is a line out of order, not a new year. */
+	/* Six months back or ahead is the same year. */
 	cr_assert_eq(syslog_at(&year, "Jul 1 00:00:00"), utc(2026, 7, 1, 0, 0, 0));
 	cr_assert_eq(syslog_at(&year, "Jan 2 00:00:00"), utc(2026, 1, 2, 0, 0, 0));
+	/* More than six ahead is a late line of the year before, which moves nothing. */
+	cr_assert_eq(syslog_at(&year, "Feb 1 00:00:00"), utc(2026, 2, 1, 0, 0, 0));
+	cr_assert_eq(syslog_at(&year, "Sep 1 00:00:00"), utc(2025, 9, 1, 0, 0, 0));
+	cr_assert_eq(year.year, 2026);
+	cr_assert_eq(year.month, 2);
+	cr_assert_eq(syslog_at(&year, "Mar 1 00:00:00"), utc(2026, 3, 1, 0, 0, 0));
 	cr_assert_eq(syslog_at(&year, "Aug 1 00:00:00"), utc(2026, 8, 1, 0, 0, 0));
+	/* More than six back is the next year. */
 	cr_assert_eq(syslog_at(&year, "Jan 3 00:00:00"), utc(2027, 1, 3, 0, 0, 0));
+	cr_assert_eq(syslog_at(&year, "Dec 31 23:59:59"), utc(2026, 12, 31, 23, 59, 59));
+	cr_assert_eq(year.year, 2027);
+	cr_assert_eq(year.month, 1);
+	cr_assert_eq(syslog_at(&year, "Jan 4 00:00:00"), utc(2027, 1, 4, 0, 0, 0));
 	/* A refused date leaves the year as it was. */
 	int64_t nanos;
 	size_t taken;
