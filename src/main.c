@@ -21,6 +21,7 @@
 #include "output.h"
 #include "pipeline.h"
 #include "spec.h"
+#include "timestamp.h"
 
 #ifndef SWAG_VERSION
 #define SWAG_VERSION "0.1.0"
@@ -53,6 +54,7 @@ struct settings {
 	bool have_output_delimiter;		/* -o was given */
 	bool have_null, have_na;		/* --null, --na were given */
 	bool quiet;				/* -q */
+	const char *step_text;			/* -s's argument */
 	uint64_t min_count;			/* -m */
 	uint64_t hll_bits;			/* --hll-bits */
 };
@@ -185,6 +187,25 @@ option_count(const char *option, const char *text, uint64_t min, uint64_t max)
 		usage_error("invalid %s '%s': not an integer from %llu to %llu", option, text,
 		    (unsigned long long)min, (unsigned long long)max);
 	return value;
+}
+
+/*
+ * Parses -s's argument: a record count, or a duration (a bucket); a usage error
+ * otherwise.
+ */
+static void
+option_step(const char *text, struct pipeline_config *config)
+{
+	uint64_t step;
+
+	config->bucket = 0;
+	config->step = 1;
+	if (parse_duration(text, strlen(text), &config->bucket))
+		return;
+	if (parse_count(text, strlen(text), UINT64_MAX / 2, &step) != 0)
+		usage_error("invalid step '%s': a record count from 1 to %llu, or with -t a "
+		    "duration such as 1m", text, (unsigned long long)(UINT64_MAX / 2));
+	config->step = step;
 }
 
 /* Parses -d's and -o's argument: one character, or \t or tab for a TAB. */
@@ -347,7 +368,8 @@ parse_options(int argc, char *argv[], struct settings *settings)
 			settings->quiet = true;
 			break;
 		case 's':
-			config->step = option_count("step", optarg, 1, UINT64_MAX / 2);
+			option_step(optarg, config);
+			settings->step_text = optarg;
 			break;
 		case 't':
 			config->has_time = true;
@@ -383,6 +405,19 @@ parse_options(int argc, char *argv[], struct settings *settings)
 			/* getopt_long has said what is wrong. */
 			fputs("Try 'swag --help' for more information.\n", stderr);
 			exit(EXIT_USAGE);
+		}
+	}
+	if (config->bucket > 0) {
+		if (!config->has_time)
+			usage_error("-s %s is a duration: buckets need -t (--time)",
+			    settings->step_text);
+		if (config->append)
+			usage_error("-a (--append) cannot be used with -s DURATION: a bucket has "
+			    "no one input record to write back");
+		/* -w defaults to the bucket: "-s 1m p99" is p99 per minute. */
+		if (!settings->have_default_window) {
+			settings->default_window = (struct window_size){ .nanos = config->bucket };
+			settings->have_default_window = true;
 		}
 	}
 	if (!settings->have_output_delimiter && config->input_delimiter != '\0')

@@ -37,6 +37,8 @@ struct pipeline_config {
 	size_t na_count;
 	uint64_t step;			/* -s: write every step-th record's results,
 					   counted per key */
+	int64_t bucket;			/* -s DURATION: one result record per bucket
+					   of this many nanoseconds, or 0 */
 	bool has_time;			/* -t: records carry timestamps */
 	struct column_ref time_column;
 	enum epoch_unit epoch_unit;
