@@ -64,6 +64,8 @@ struct group {
 	uint64_t batch_serial;
 	uint8_t batch_first, batch_last;
 	uint64_t bucket_serial;		/* -s DURATION: the bucket whose list holds it */
+	int64_t bucket_newest;		/* ... and its newest record a bucket has taken
+					   (newest may be a later record of the batch) */
 };
 
 /*
@@ -968,8 +970,8 @@ bucket_next(struct pipeline *p)
 		struct group *g = bk->keys[i];
 
 		/* b + 2S - t is below 2^64: t is in a window of b + S. */
-		if (p->longest > 0 && bk->start + (uint64_t)bk->span - (uint64_t)g->newest <=
-		    (uint64_t)p->longest) {
+		if (p->longest > 0 && bk->start + (uint64_t)bk->span -
+		    (uint64_t)g->bucket_newest <= (uint64_t)p->longest) {
 			g->bucket_serial = bk->serial;
 			bk->keys[kept++] = g;
 		}
@@ -1132,7 +1134,7 @@ stage_buckets(struct pipeline *p, size_t n)
 				return k;
 			from = k;
 		}
-		g->newest = t;
+		g->bucket_newest = t;
 		if (g->bucket_serial != bk->serial && bucket_list(p, g) != 0) {
 			p->status = PIPELINE_NO_MEMORY;
 			return bucket_move(p, from, k);
