@@ -7,10 +7,11 @@
  * goes through stages, each a tight loop over its records: the values of the columns
  * read, the timestamps (-t), each record's key and whether its results are written
  * (-g, -s), the windows moved, and the result records written (-a writing the input
- * record back).  Stages over a batch let the processor overlap the records' work,
- * where one record at a time is a chain of dependent steps (parse, window, divide,
- * print) that leaves it waiting: swag -w 1000 avg took 118 ms a record at a time,
- * 84 ms in batches, at the same instruction count.
+ * record back); with -s DURATION one stage, the buckets, moves the windows and writes
+ * a record per bucket and key (swag(1), BUCKETS).  Stages over a batch let the
+ * processor overlap the records' work, where one record at a time is a chain of
+ * dependent steps (parse, window, divide, print) that leaves it waiting: swag -w 1000
+ * avg took 118 ms a record at a time, 84 ms in batches, at the same instruction count.
  *
  * A batch holds only records already read: it is run when it is full and at the end
  * of every run of lines, before the reader may wait for more, so no result waits for
@@ -586,8 +587,8 @@ pipeline_group(struct pipeline *p, const struct record *record)
 /*
  * Frees the groups whose windows are all time windows and have all emptied: every
  * record of theirs is older than the longest window, so the key's next record would
- * find them empty anyway (but for one that the bucket being filled is to write).  A long tail -f over ever-new keys thus keeps only the
- * live ones.
+ * find them empty anyway (but for one that the bucket being filled is to write).  A
+ * long tail -f over ever-new keys thus keeps only the live ones.
  */
 static void
 pipeline_reclaim(struct pipeline *p)

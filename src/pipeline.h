@@ -102,7 +102,8 @@ struct pipeline_report {
 
 /*
  * Reads records from in_fd until its end, writing one result record per data record
- * (every config->step-th) to out, and flushing out whenever the input would block.
+ * (every config->step-th), or per bucket and key with config->bucket, to out, and
+ * flushing out whenever the input would block.
  * Fills *report and returns what ended the run; results for every record before a
  * fatal problem have been handed to out, which the caller flushes.
  */
