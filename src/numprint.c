@@ -321,7 +321,7 @@ write_fixed_digits(char *buf, uint64_t v, int width)
 	}
 }
 
-/* Writes "." and the first digits of the nine of nsec (none: nothing).  Returns the length. */
+/* Writes "." and the first digits of nsec's nine (none for 0).  Returns the length. */
 static size_t
 write_fraction(char *buf, uint32_t nsec, int digits)
 {

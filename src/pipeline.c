@@ -736,39 +736,28 @@ stage_steps(struct pipeline *p, size_t n)
 	return n;
 }
 
-/* A group's batch_first once it has moved over all its records of the batch. */
-#define BATCH_MOVED UINT8_MAX
-
 /*
- * Moves g's windows over its records of the batch not moved yet, those before record
- * limit, storing their results in results (or none with results NULL); g->batch_first
- * is then the first record left.  Returns the first record at which memory ran short,
- * or limit.
+ * Moves g's windows over its records of the batch, those before record limit.
+ * Returns the first of them at which memory ran short, or limit.
  */
 static size_t
-move_key(struct pipeline *p, struct group *g, size_t limit, const unsigned char *want,
-    struct agg_result *const *results)
+move_key(struct pipeline *p, struct group *g, size_t limit, const unsigned char *want)
 {
 	struct batch *b = &p->batch;
 	uint8_t index[BATCH_MAX];
 	struct window_steps steps = {
 		.index = index, .times = b->times, .values = b->spec_values, .want = want,
-		.results = results,
+		.results = b->spec_results,
 	};
-	size_t moved, k;
+	size_t moved;
 
-	for (k = g->batch_first;; k = b->next[k]) {
+	for (size_t k = g->batch_first;; k = b->next[k]) {
 		if (k >= limit)
 			break;
 		index[steps.n++] = (uint8_t)k;
-		if (k == g->batch_last) {
-			k = BATCH_MOVED;
+		if (k == g->batch_last)
 			break;
-		}
 	}
-	g->batch_first = (uint8_t)k;
-	if (steps.n == 0)
-		return limit;
 	moved = window_set_move(&g->windows, p->config->specs, &steps);
 	return moved < steps.n ? index[moved] : limit;
 }
@@ -798,7 +787,7 @@ stage_windows(struct pipeline *p, size_t n)
 		 * it has moved.
 		 */
 		for (size_t i = 0; i < b->key_count; i++)
-			limit = move_key(p, b->keys[i], limit, want, b->spec_results);
+			limit = move_key(p, b->keys[i], limit, want);
 		return limit;
 	}
 	{
@@ -1075,28 +1064,46 @@ bucket_close(struct pipeline *p, int64_t t)
 }
 
 /*
- * Moves the windows over records [from, to) of the batch, without results.  Returns
- * to, or the record at which memory ran short.
+ * Moves the windows over records [from, to) of the batch, each key's over its own
+ * (found along the steps stage's links), storing no result.  Returns to, or the
+ * record at which memory ran short.
  */
 static size_t
 bucket_move(struct pipeline *p, size_t from, size_t to)
 {
+	/* No result is wanted: the bucket's come from its end's step. */
+	static const unsigned char none[BATCH_MAX];
 	struct batch *b = &p->batch;
 	uint8_t index[BATCH_MAX];
 	struct window_steps steps = {
-		.n = to - from, .index = index, .times = b->times, .values = b->spec_values,
+		.index = index, .times = b->times, .values = b->spec_values, .want = none,
+		.results = b->spec_results,
 	};
+	size_t moved, limit = to;
 
 	if (from == to)
 		return to;
-	if (p->config->has_group) {
-		for (size_t i = 0; i < b->key_count; i++)
-			to = move_key(p, b->keys[i], to, NULL, NULL);
-		return to;
+	if (!p->config->has_group) {
+		for (size_t k = from; k < to; k++)
+			index[steps.n++] = (uint8_t)k;
+		return from + window_set_move(&p->single.windows, p->config->specs, &steps);
 	}
-	for (size_t j = from; j < to; j++)
-		index[j - from] = (uint8_t)j;
-	return from + window_set_move(&p->single.windows, p->config->specs, &steps);
+	/* As in stage_windows: should memory run short, the keys after go only as far. */
+	for (size_t i = 0; i < b->key_count; i++) {
+		struct group *g = b->keys[i];
+
+		steps.n = 0;
+		for (size_t k = g->batch_first; k < limit; k = b->next[k]) {
+			if (k >= from)
+				index[steps.n++] = (uint8_t)k;
+			if (k == g->batch_last)
+				break;
+		}
+		if (steps.n > 0 && (moved = window_set_move(&g->windows, p->config->specs,
+		    &steps)) < steps.n)
+			limit = index[moved];
+	}
+	return limit;
 }
 
 /*
@@ -1104,8 +1111,9 @@ bucket_move(struct pipeline *p, size_t from, size_t to)
  * the windows over records [0, n) (but those before any timestamp, which belong to
  * no bucket), and where a record comes after the bucket, writes the bucket's records
  * before the windows take it.  Returns n, or the record at which memory ran short.
+ * Out of line: the batch loop of a run without buckets stays as it was.
  */
-static size_t
+static __attribute__((noinline)) size_t
 stage_buckets(struct pipeline *p, size_t n)
 {
 	struct bucket *bk = &p->bucket;

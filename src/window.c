@@ -78,7 +78,7 @@ window_set_move(struct window_set *set, const struct agg_spec *specs,
 
 		m.n = done;
 		m.values = w->values[i];
-		m.results = w->results != NULL ? w->results[i] : NULL;
+		m.results = w->results[i];
 		m.rows = specs[i].window.rows;
 		m.evict = NULL;
 		if (duration > 0) {

@@ -44,7 +44,7 @@ void window_set_free(struct window_set *set);
  * index[n-1] (index NULL: 0 to n-1), in that order.  Record r has the timestamp
  * times[r] (read when some window is a time window) and, for spec i, the value
  * values[i][r]; when want is NULL or want[r] is set, aggregate i's result after it
- * goes to results[i][r] (with results NULL, no result is stored).
+ * goes to results[i][r].
  */
 struct window_steps {
 	size_t n;
