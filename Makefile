@@ -32,7 +32,7 @@ SOURCES = src/agg.c src/agg_distinct.c src/agg_minmax.c src/agg_mode.c src/agg_m
 	src/timestamp.c src/window.c
 OBJECTS = $(SOURCES:src/%.c=$(BUILD)/%.o)
 UNIT_TESTS = twostack agg numparse numprint spec csvread keytable mode quantile split \
-	distinct timestamp ring hashtable
+	distinct timestamp ring hashtable window
 UNIT_BINARIES = $(UNIT_TESTS:%=$(BUILD)/test_%)
 
 all: $(BIN)

@@ -21,6 +21,7 @@
 #include "output.h"
 #include "pipeline.h"
 #include "spec.h"
+#include "timestamp.h"
 
 #ifndef SWAG_VERSION
 #define SWAG_VERSION "0.1.0"
@@ -54,6 +55,7 @@ struct settings {
 	bool have_output_delimiter;		/* -o was given */
 	bool have_null, have_na;		/* --null, --na were given */
 	bool quiet;				/* -q */
+	const char *step_text;			/* -s's argument */
 	uint64_t min_count;			/* -m */
 	uint64_t hll_bits;			/* --hll-bits */
 };
@@ -95,7 +97,8 @@ help(void)
 	usage(stdout);
 	fputs(
 "Read numbers from standard input and write, for every input record, each\n"
-"aggregate over a sliding window of the last records.\n"
+"aggregate over a sliding window of the last records; or with -t and -s 1m,\n"
+"one record per minute.\n"
 "\n"
 "Aggregates: sum, avg (mean), count, min, max, var, stddev, median, pN\n"
 "(percentile N, e.g. p99 or p99.9), mode, distinct.\n"
@@ -125,7 +128,13 @@ help(void)
 "                               input delimiter; \\t or tab)\n"
 "  -C, --skip-comments          skip lines that begin with # after blanks\n"
 "  -s, --step=N                 write only every Nth record's results\n"
-"                               (per key with -g)\n"
+"                               (per key with -g); nothing for an incomplete\n"
+"                               last step\n"
+"  -s, --step=DURATION          with -t: one record per bucket of DURATION\n"
+"                               (1m, 1h, 1d: aligned to UTC, weeks to Monday):\n"
+"                               its start, the -g key, the results over the\n"
+"                               bucket's records (-w defaults to DURATION;\n"
+"                               -w 5m -s 1m: the last 5 minutes, every minute)\n"
 "  -m, --min-count=N            null until a window holds N values (default 1)\n"
 "  -p, --precision=N            N digits after the point (0 to 30)\n"
 "      --null=TEXT              what a null result prints as (default - where\n"
@@ -139,7 +148,9 @@ help(void)
 "  -h, --help                   show this help and exit\n"
 "  -V, --version                show the version and exit\n"
 "\n"
-"Examples: seq 1 10 | swag -w 4 sum\n"
+"Examples: swag -t 1 -s 1m p99:2 count:2 < latency.log      (per minute)\n"
+"          tail -f access.log | swag -t 4 -s 1m count:10 p99:10\n"
+"          seq 1 10 | swag -w 4 sum\n"
 "          swag -c -H -w 500 avg:latency p99:latency distinct:client < requests.csv\n"
 "          swag -c -H -t ts -g host -w 5m p99:latency < requests.csv\n"
 "Exit status: 0 success, 1 bad input, 2 usage error, 3 I/O or resource error.\n"
@@ -193,6 +204,25 @@ option_count(const char *option, const char *text, uint64_t min, uint64_t max)
 		usage_error("invalid %s '%s': not an integer from %llu to %llu", option, text,
 		    (unsigned long long)min, (unsigned long long)max);
 	return value;
+}
+
+/*
+ * Parses -s's argument: a record count, or a duration (a bucket); a usage error
+ * otherwise.
+ */
+static void
+option_step(const char *text, struct pipeline_config *config)
+{
+	uint64_t step;
+
+	config->bucket = 0;
+	config->step = 1;
+	if (parse_duration(text, strlen(text), &config->bucket))
+		return;
+	if (parse_count(text, strlen(text), UINT64_MAX / 2, &step) != 0)
+		usage_error("invalid step '%s': a record count from 1 to %llu, or with -t a "
+		    "duration such as 1m", text, (unsigned long long)(UINT64_MAX / 2));
+	config->step = step;
 }
 
 /* Parses -d's and -o's argument: one character, or \t or tab for a TAB. */
@@ -355,7 +385,8 @@ parse_options(int argc, char *argv[], struct settings *settings)
 			settings->quiet = true;
 			break;
 		case 's':
-			config->step = option_count("step", optarg, 1, UINT64_MAX / 2);
+			option_step(optarg, config);
+			settings->step_text = optarg;
 			break;
 		case 't':
 			config->has_time = true;
@@ -395,6 +426,19 @@ parse_options(int argc, char *argv[], struct settings *settings)
 			/* getopt_long has said what is wrong. */
 			fputs("Try 'swag --help' for more information.\n", stderr);
 			exit(EXIT_USAGE);
+		}
+	}
+	if (config->bucket > 0) {
+		if (!config->has_time)
+			usage_error("-s %s is a duration: buckets need -t (--time)",
+			    settings->step_text);
+		if (config->append)
+			usage_error("-a (--append) cannot be used with -s DURATION: a bucket has "
+			    "no one input record to write back");
+		/* -w defaults to the bucket: "-s 1m p99" is p99 per minute. */
+		if (!settings->have_default_window) {
+			settings->default_window = (struct window_size){ .nanos = config->bucket };
+			settings->have_default_window = true;
 		}
 	}
 	if (!settings->have_output_delimiter && config->input_delimiter != '\0')

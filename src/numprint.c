@@ -311,6 +311,83 @@ format_uint(uint64_t v, char *buf)
 	return write_uint64(buf, v);
 }
 
+/* Writes v, from 0 to 10^width - 1, in exactly width digits, zeros in front. */
+static void
+write_fixed_digits(char *buf, uint64_t v, int width)
+{
+	for (int i = width - 1; i >= 0; i--) {
+		buf[i] = (char)('0' + v % 10);
+		v /= 10;
+	}
+}
+
+/* Writes "." and the first digits of nsec's nine (none for 0).  Returns the length. */
+static size_t
+write_fraction(char *buf, uint32_t nsec, int digits)
+{
+	uint32_t v = nsec;
+
+	if (digits <= 0)
+		return 0;
+	for (int i = digits; i < 9; i++)
+		v /= 10;
+	buf[0] = '.';
+	write_fixed_digits(buf + 1, v, digits);
+	return (size_t)digits + 1;
+}
+
+size_t
+format_rfc3339(int64_t sec, uint32_t nsec, int digits, char *buf)
+{
+	/* The proleptic Gregorian date of a day count, in eras of 400 years. */
+	int64_t days = sec >= 0 ? sec / 86400 : -((-sec + 86399) / 86400);
+	int64_t second = sec - days * 86400, z = days + 719468;
+	int64_t era = (z >= 0 ? z : z - 146096) / 146097;
+	int64_t doe = z - era * 146097;
+	int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+	int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+	int64_t mp = (5 * doy + 2) / 153;
+	int64_t day = doy - (153 * mp + 2) / 5 + 1, month = mp < 10 ? mp + 3 : mp - 9;
+	int64_t year = yoe + era * 400 + (month <= 2);
+	size_t n;
+
+	write_fixed_digits(buf, (uint64_t)year, 4);
+	buf[4] = '-';
+	write_fixed_digits(buf + 5, (uint64_t)month, 2);
+	buf[7] = '-';
+	write_fixed_digits(buf + 8, (uint64_t)day, 2);
+	buf[10] = 'T';
+	write_fixed_digits(buf + 11, (uint64_t)(second / 3600), 2);
+	buf[13] = ':';
+	write_fixed_digits(buf + 14, (uint64_t)(second / 60 % 60), 2);
+	buf[16] = ':';
+	write_fixed_digits(buf + 17, (uint64_t)(second % 60), 2);
+	n = 19 + write_fraction(buf + 19, nsec, digits);
+	buf[n++] = 'Z';
+	return n;
+}
+
+size_t
+format_epoch(int64_t sec, uint32_t nsec, uint32_t unit_nanos, int digits, char *buf)
+{
+	uint64_t whole, magnitude_sec = (uint64_t)sec, magnitude_nsec = nsec;
+	size_t n = 0;
+
+	/* A negative instant is written as minus its magnitude. */
+	if (sec < 0) {
+		buf[n++] = '-';
+		magnitude_sec = (uint64_t)-(sec + 1) + (nsec == 0);
+		magnitude_nsec = nsec == 0 ? 0 : 1000000000u - nsec;
+	}
+	whole = magnitude_sec * (1000000000u / unit_nanos) + magnitude_nsec / unit_nanos;
+	n += write_uint64(buf + n, whole);
+	/* The fraction's digits, in the unit: the nanoseconds below it, scaled to nine. */
+	magnitude_nsec %= unit_nanos;
+	for (uint32_t u = unit_nanos; u < 1000000000u; u *= 10)
+		magnitude_nsec *= 10;
+	return n + write_fraction(buf + n, (uint32_t)magnitude_nsec, digits);
+}
+
 /* Returns floor(log10(2^q)) for |q| <= 1500 (checked by scripts/gen-numprint-table). */
 static int
 floor_log10_pow2(int q)

@@ -59,4 +59,22 @@ size_t format_fixed(double x, int precision, char *buf);
  */
 size_t format_uint(uint64_t v, char *buf);
 
+/* The most bytes format_rfc3339 and format_epoch write. */
+#define NUMPRINT_TIME_MAX 40
+
+/*
+ * Writes the instant sec + nsec / 1e9 seconds after 1970-01-01T00:00:00Z (sec rounded
+ * toward the past, nsec from 0 to 999999999, sec within 10^11) as RFC 3339 in UTC:
+ * "2026-11-30T12:01:00Z", or with digits (1 to 9) digits of a second's fraction,
+ * "2026-11-30T12:01:00.250Z".  Returns the length of the text.
+ */
+size_t format_rfc3339(int64_t sec, uint32_t nsec, int digits, char *buf);
+
+/*
+ * Writes the same instant as an epoch number in a unit of unit_nanos nanoseconds (1,
+ * 1000, 1000000 or 1000000000), with digits digits after the point (none for 0):
+ * "1764504060", "-0.500", "1764504060250".  Returns the length of the text.
+ */
+size_t format_epoch(int64_t sec, uint32_t nsec, uint32_t unit_nanos, int digits, char *buf);
+
 #endif /* SWAG_NUMPRINT_H */

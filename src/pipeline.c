@@ -7,10 +7,11 @@
  * goes through stages, each a tight loop over its records: the values of the columns
  * read, the timestamps (-t), each record's key and whether its results are written
  * (-g, -s), the windows moved, and the result records written (-a writing the input
- * record back).  Stages over a batch let the processor overlap the records' work,
- * where one record at a time is a chain of dependent steps (parse, window, divide,
- * print) that leaves it waiting: swag -w 1000 avg took 118 ms a record at a time,
- * 84 ms in batches, at the same instruction count.
+ * record back); with -s DURATION one stage, the buckets, moves the windows and writes
+ * a record per bucket and key (swag(1), BUCKETS).  Stages over a batch let the
+ * processor overlap the records' work, where one record at a time is a chain of
+ * dependent steps (parse, window, divide, print) that leaves it waiting: swag -w 1000
+ * avg took 118 ms a record at a time, 84 ms in batches, at the same instruction count.
  *
  * A batch holds only records already read: it is run when it is full and at the end
  * of every run of lines, before the reader may wait for more, so no result waits for
@@ -19,6 +20,7 @@
  * reads results, from a window that is still empty).
  */
 #include <errno.h>
+#include <limits.h>
 #include <string.h>
 #include <time.h>
 
@@ -62,6 +64,34 @@ struct group {
 	/* Its records in the current batch (batch_serial), linked by batch.next. */
 	uint64_t batch_serial;
 	uint8_t batch_first, batch_last;
+	uint64_t bucket_serial;		/* -s DURATION: the bucket whose list holds it */
+	int64_t bucket_newest;		/* ... and its newest record a bucket has taken
+					   (newest may be a later record of the batch) */
+};
+
+/*
+ * -s DURATION (swag(1), BUCKETS): the bucket [b, b + S) being filled, and the keys it
+ * writes, in order: those still in a window from the bucket before, then those first
+ * seen in it.  b is kept modulo 2^64 for the windows, and as seconds and nanoseconds
+ * for printing (b may lie before the earliest int64_t nanosecond).
+ */
+struct bucket {
+	int64_t span;			/* S in nanoseconds, or 0 without -s DURATION */
+	int64_t span_sec;		/* S as seconds and nanoseconds */
+	uint32_t span_nsec;
+	int64_t origin;			/* b - origin is a multiple of S: a Monday for
+					   weeks, else the epoch */
+	int digits;			/* of a second's fraction, to write every b */
+	bool started;			/* a timestamp has opened a bucket */
+	bool epoch;			/* ... and it was an epoch number */
+	bool open;			/* a bucket is being filled */
+	uint64_t start;			/* b, modulo 2^64 */
+	int64_t start_sec;		/* b, seconds toward the past ... */
+	uint32_t start_nsec;		/* ... and nanoseconds */
+	uint64_t serial;		/* counts the buckets, for group.bucket_serial */
+	struct group **keys;		/* the keys the bucket writes */
+	size_t key_count, key_cap;
+	int64_t idle_since;		/* the wall clock when input was last awaited */
 };
 
 /*
@@ -125,6 +155,7 @@ struct pipeline {
 					   windows take them all: no steps stage */
 	struct csvread *csv;		/* delimited input: its splitter */
 	struct batch batch;
+	struct bucket bucket;		/* -s DURATION */
 };
 
 /* True once a signal has asked the run to end (config->stop). */
@@ -617,14 +648,15 @@ pipeline_group(struct pipeline *p, const struct record *record)
 /*
  * Frees the groups whose windows are all time windows and have all emptied: every
  * record of theirs is older than the longest window, so the key's next record would
- * find them empty anyway.  A long tail -f over ever-new keys thus keeps only the
- * live ones.
+ * find them empty anyway (but for one that the bucket being filled is to write).  A
+ * long tail -f over ever-new keys thus keeps only the live ones.
  */
 static void
 pipeline_reclaim(struct pipeline *p)
 {
 	while (p->oldest != NULL && p->oldest != p->newest &&
-	    (uint64_t)p->time - (uint64_t)p->oldest->newest >= (uint64_t)p->longest) {
+	    (uint64_t)p->time - (uint64_t)p->oldest->newest >= (uint64_t)p->longest &&
+	    !(p->bucket.serial != 0 && p->oldest->bucket_serial == p->bucket.serial)) {
 		struct group *g = p->oldest;
 
 		group_unlink(p, g);
@@ -836,6 +868,16 @@ stage_windows(struct pipeline *p, size_t n)
 	}
 }
 
+/* Writes a group's key; a missing key prints as a null does. */
+PIPELINE_HOT void
+write_key(struct pipeline *p, const struct group *g)
+{
+	if (g->key_len > 0)
+		write_text(p, g->key, g->key_len);
+	else
+		write_text(p, p->config->null_text, p->config->null_len);
+}
+
 /*
  * The output stage: writes the result records of records [0, n) whose results are
  * written (all when want is NULL), for spec_count aggregates.
@@ -857,11 +899,7 @@ stage_write_of(struct pipeline *p, size_t n, const unsigned char *want, size_t s
 			write_input_record(p, &b->rec[k]);
 			output_byte(out, delimiter);
 		} else if (group) {
-			/* A missing key prints as a null does. */
-			if (b->groups[k]->key_len > 0)
-				write_text(p, b->groups[k]->key, b->groups[k]->key_len);
-			else
-				write_text(p, config->null_text, config->null_len);
+			write_key(p, b->groups[k]);
 			output_byte(out, delimiter);
 		}
 		for (size_t i = 0; i < spec_count; i++) {
@@ -883,6 +921,365 @@ stage_write(struct pipeline *p, size_t n)
 		stage_write_of(p, n, want, 1);
 	else
 		stage_write_of(p, n, want, p->config->spec_count);
+}
+
+/* A bucket's wall-clock grace: see bucket_timer. */
+#define BUCKET_GRACE_NANOS INT64_C(2000000000)
+
+#define NANOS_PER_SECOND INT64_C(1000000000)
+
+/* True when text (a timestamp field) is an epoch number: a sign, digits, a point. */
+static bool
+is_epoch_text(const char *text, size_t len)
+{
+	bool digit = false, point = false;
+	size_t i = 0;
+
+	text = trim_blanks(text, len, &len);
+	if (len > 0 && (text[0] == '+' || text[0] == '-'))
+		i++;
+	for (; i < len; i++) {
+		if (text[i] >= '0' && text[i] <= '9')
+			digit = true;
+		else if (text[i] == '.' && !point)
+			point = true;
+		else
+			return false;
+	}
+	return digit;
+}
+
+/* The nanoseconds of an epoch unit. */
+static uint32_t
+epoch_unit_nanos(enum epoch_unit unit)
+{
+	switch (unit) {
+	case EPOCH_MILLISECONDS:
+		return 1000000;
+	case EPOCH_MICROSECONDS:
+		return 1000;
+	case EPOCH_NANOSECONDS:
+		return 1;
+	default:
+		return 1000000000;
+	}
+}
+
+/*
+ * Sets the bucket to the one holding t: b = t - r, r = (t - origin) mod S taken from 0
+ * to S - 1, worked out without forming t - origin, which could overflow.
+ */
+static void
+bucket_open(struct pipeline *p, int64_t t)
+{
+	struct bucket *bk = &p->bucket;
+	int64_t r = t % bk->span, shift = bk->origin % bk->span, t_sec, t_nsec;
+
+	if (r < 0)
+		r += bk->span;
+	if ((r -= shift) < 0)
+		r += bk->span;
+	bk->start = (uint64_t)t - (uint64_t)r;
+	/* b as seconds toward the past and nanoseconds, from t's and r's. */
+	t_sec = t / NANOS_PER_SECOND;
+	t_nsec = t % NANOS_PER_SECOND;
+	if (t_nsec < 0) {
+		t_sec--;
+		t_nsec += NANOS_PER_SECOND;
+	}
+	bk->start_sec = t_sec - r / NANOS_PER_SECOND;
+	t_nsec -= r % NANOS_PER_SECOND;
+	if (t_nsec < 0) {
+		bk->start_sec--;
+		t_nsec += NANOS_PER_SECOND;
+	}
+	bk->start_nsec = (uint32_t)t_nsec;
+	bk->serial++;
+	bk->key_count = 0;
+	bk->open = true;
+}
+
+/*
+ * Moves on to the next bucket, [b + S, b + 2S), keeping in its list the keys that a
+ * time window of it still holds a record of: those whose newest record t satisfies
+ * b + 2S - t <= the longest time window.  With none, no bucket is open.
+ */
+static void
+bucket_next(struct pipeline *p)
+{
+	struct bucket *bk = &p->bucket;
+	size_t kept = 0;
+
+	bk->start += (uint64_t)bk->span;
+	bk->start_sec += bk->span_sec;
+	if ((bk->start_nsec += bk->span_nsec) >= NANOS_PER_SECOND) {
+		bk->start_sec++;
+		bk->start_nsec -= NANOS_PER_SECOND;
+	}
+	bk->serial++;
+	for (size_t i = 0; i < bk->key_count; i++) {
+		struct group *g = bk->keys[i];
+
+		/* b + 2S - t is below 2^64: t is in a window of b + S. */
+		if (p->longest > 0 && bk->start + (uint64_t)bk->span -
+		    (uint64_t)g->bucket_newest <= (uint64_t)p->longest) {
+			g->bucket_serial = bk->serial;
+			bk->keys[kept++] = g;
+		}
+	}
+	bk->key_count = kept;
+	bk->open = kept > 0;
+}
+
+/* Lists g as a key of the bucket.  Returns 0, or -1 when memory is short. */
+static int
+bucket_list(struct pipeline *p, struct group *g)
+{
+	struct bucket *bk = &p->bucket;
+
+	if (mem_grow(&bk->keys, &bk->key_cap, bk->key_count + 1, sizeof(*bk->keys), 16) != 0)
+		return -1;
+	bk->keys[bk->key_count++] = g;
+	g->bucket_serial = bk->serial;
+	return 0;
+}
+
+/* Writes the bucket's start: an epoch in the input's unit, or RFC 3339 in UTC. */
+static void
+write_bucket_start(struct pipeline *p)
+{
+	const struct bucket *bk = &p->bucket;
+	char text[NUMPRINT_TIME_MAX];
+	uint32_t unit = bk->epoch ? epoch_unit_nanos(p->epoch_unit) : 1000000000;
+	int digits = bk->digits;
+	size_t len;
+
+	/* The digits of a second's fraction that b needs, less those the unit has. */
+	for (uint32_t u = unit; u < 1000000000 && digits > 0; u *= 10)
+		digits--;
+	if (bk->epoch)
+		len = format_epoch(bk->start_sec, bk->start_nsec, unit, digits, text);
+	else
+		len = format_rfc3339(bk->start_sec, bk->start_nsec, digits, text);
+	write_text(p, text, len);
+}
+
+/*
+ * Writes the bucket's records: for each key of its list, the step at the bucket's end
+ * (window_set_boundary), then the start, the key under -g and the results.  Returns
+ * false, p->status set, when memory is short.
+ */
+static bool
+bucket_write(struct pipeline *p)
+{
+	const struct pipeline_config *config = p->config;
+	struct bucket *bk = &p->bucket;
+	struct batch *b = &p->batch;
+	char delimiter = config->output_delimiter;
+
+	for (size_t i = 0; i < bk->key_count; i++) {
+		struct group *g = bk->keys[i];
+
+		if (window_set_boundary(&g->windows, config->specs, bk->start +
+		    (uint64_t)bk->span, b->spec_results, 0) != 0) {
+			p->status = PIPELINE_NO_MEMORY;
+			return false;
+		}
+		write_bucket_start(p);
+		output_byte(p->out, delimiter);
+		if (config->has_group) {
+			write_key(p, g);
+			output_byte(p->out, delimiter);
+		}
+		for (size_t s = 0; s < config->spec_count; s++) {
+			if (s > 0)
+				output_byte(p->out, delimiter);
+			write_result(p, &b->spec_results[s][0]);
+		}
+		output_end_record(p->out);
+	}
+	return true;
+}
+
+/*
+ * A record at t has come after the bucket: writes it, then every later bucket before
+ * t's whose time windows still hold a record, and opens t's.  Returns false, p->status
+ * set, when memory is short.
+ */
+static bool
+bucket_close(struct pipeline *p, int64_t t)
+{
+	struct bucket *bk = &p->bucket;
+
+	while (bk->open) {
+		if (!bucket_write(p))
+			return false;
+		bucket_next(p);
+		if ((uint64_t)t - bk->start < (uint64_t)bk->span) {
+			bk->open = true;	/* with t's record, if with no other key */
+			return true;
+		}
+	}
+	bucket_open(p, t);
+	return true;
+}
+
+/*
+ * Moves the windows over records [from, to) of the batch, each key's over its own
+ * (found along the steps stage's links), storing no result.  Returns to, or the
+ * record at which memory ran short.
+ */
+static size_t
+bucket_move(struct pipeline *p, size_t from, size_t to)
+{
+	/* No result is wanted: the bucket's come from its end's step. */
+	static const unsigned char none[BATCH_MAX];
+	struct batch *b = &p->batch;
+	uint8_t index[BATCH_MAX];
+	struct window_steps steps = {
+		.index = index, .times = b->times, .values = b->spec_values, .want = none,
+		.results = b->spec_results,
+	};
+	size_t moved, limit = to;
+
+	if (from == to)
+		return to;
+	if (!p->config->has_group) {
+		for (size_t k = from; k < to; k++)
+			index[steps.n++] = (uint8_t)k;
+		return from + window_set_move(&p->single.windows, p->config->specs, &steps);
+	}
+	/* As in stage_windows: should memory run short, the keys after go only as far. */
+	for (size_t i = 0; i < b->key_count; i++) {
+		struct group *g = b->keys[i];
+
+		steps.n = 0;
+		for (size_t k = g->batch_first; k < limit; k = b->next[k]) {
+			if (k >= from)
+				index[steps.n++] = (uint8_t)k;
+			if (k == g->batch_last)
+				break;
+		}
+		if (steps.n > 0 && (moved = window_set_move(&g->windows, p->config->specs,
+		    &steps)) < steps.n)
+			limit = index[moved];
+	}
+	return limit;
+}
+
+/*
+ * The buckets stage (-s DURATION), in place of the windows and output stages: moves
+ * the windows over records [0, n) (but those before any timestamp, which belong to
+ * no bucket), and where a record comes after the bucket, writes the bucket's records
+ * before the windows take it.  Returns n, or the record at which memory ran short.
+ * Out of line: the batch loop of a run without buckets stays as it was.
+ */
+static __attribute__((noinline)) size_t
+stage_buckets(struct pipeline *p, size_t n)
+{
+	struct bucket *bk = &p->bucket;
+	struct batch *b = &p->batch;
+	size_t from = b->untimed < n ? b->untimed : n;
+
+	for (size_t k = from; k < n; k++) {
+		struct group *g = p->config->has_group ? b->groups[k] : &p->single;
+		int64_t t = b->times[k];
+
+		if (!bk->open) {
+			if (!bk->started) {
+				const struct record *r = &b->rec[k];
+
+				bk->started = true;
+				bk->epoch = p->time_column <= r->field_count &&
+				    is_epoch_text(r->fields[p->time_column - 1].text,
+				    r->fields[p->time_column - 1].len);
+			}
+			bucket_open(p, t);
+		} else if ((uint64_t)t - bk->start >= (uint64_t)bk->span) {
+			size_t moved = bucket_move(p, from, k);
+
+			if (moved < k)
+				return moved;
+			if (!bucket_close(p, t))
+				return k;
+			from = k;
+		}
+		g->bucket_newest = t;
+		if (g->bucket_serial != bk->serial && bucket_list(p, g) != 0) {
+			p->status = PIPELINE_NO_MEMORY;
+			return bucket_move(p, from, k);
+		}
+	}
+	return bucket_move(p, from, n);
+}
+
+/* At the end of the run: writes the bucket being filled. */
+static enum pipeline_status
+bucket_finish(struct pipeline *p)
+{
+	if (p->bucket.open && !bucket_write(p))
+		return p->status;
+	p->bucket.open = false;
+	return PIPELINE_OK;
+}
+
+/* The wall clock, in nanoseconds since the epoch. */
+static int64_t
+wall_clock(void)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_REALTIME, &now);
+	return (int64_t)now.tv_sec * NANOS_PER_SECOND + now.tv_nsec;
+}
+
+/*
+ * The reader's timer with -s DURATION (swag(1), BUCKETS): while input is awaited, the
+ * bucket being filled is written once the wall clock passes its end, or the start of
+ * the wait if that is later, by BUCKET_GRACE_NANOS.  Two seconds cover tail -f's one
+ * second between looks at a file and the writer's own buffering; the wait's start
+ * keeps input that pauses briefly (zcat, a slow pipe) from closing old buckets: only
+ * input idle for the grace does.  The time then moves on to the bucket's end, so that
+ * a record that comes late for it goes backwards and counts in the next bucket, as
+ * every record that goes backwards counts as the newest before.  Returns 0, or -1
+ * (p->status set) when memory is short or the output fails.
+ */
+static int
+bucket_timer(void *context, bool timed_out, int *timeout_ms)
+{
+	struct pipeline *p = context;
+	struct bucket *bk = &p->bucket;
+	int64_t now = wall_clock();
+
+	if (!timed_out)
+		bk->idle_since = now;
+	*timeout_ms = -1;
+	while (bk->open) {
+		int64_t end_sec = bk->start_sec + bk->span_sec, end, due;
+		int64_t nsec = (int64_t)bk->start_nsec + bk->span_nsec;
+
+		/* Beyond 2262 (int64_t nanoseconds), a bucket's end never comes. */
+		if (end_sec >= INT64_MAX / NANOS_PER_SECOND - 1)
+			return 0;
+		end = end_sec * NANOS_PER_SECOND + nsec;
+		due = (end > bk->idle_since ? end : bk->idle_since) + BUCKET_GRACE_NANOS;
+		if (now < due) {
+			int64_t ms = (due - now + 999999) / 1000000;
+
+			*timeout_ms = ms < INT_MAX ? (int)ms : INT_MAX;
+			return 0;
+		}
+		if (!bucket_write(p))
+			return -1;
+		if (end > p->time)
+			p->time = end;
+		bucket_next(p);
+		if (output_flush(p->out) != 0) {
+			p->status = PIPELINE_WRITE_ERROR;
+			return -1;
+		}
+	}
+	return 0;
 }
 
 /*
@@ -931,7 +1328,7 @@ batch_run(struct pipeline *p)
 		status = p->status;
 	done = p->every_record ? read : stage_steps(p, read);
 	/* Memory short for a key at a record: the windows still move over those before. */
-	done = stage_windows(p, done);
+	done = p->bucket.span > 0 ? stage_buckets(p, done) : stage_windows(p, done);
 	if (done < read) {
 		status = PIPELINE_NO_MEMORY;
 		if (n > 1) {
@@ -944,7 +1341,8 @@ batch_run(struct pipeline *p)
 				(void)stage_times(p, done);
 		}
 	}
-	stage_write(p, done);
+	if (p->bucket.span == 0)
+		stage_write(p, done);
 	if (p->reclaim)
 		pipeline_reclaim(p);
 	if (p->out->error != 0)
@@ -1108,6 +1506,10 @@ pipeline_header(struct pipeline *p, const struct record *record)
 	    config->group_column.name, config->group_column.name_len, &p->group_column))
 		return false;
 	pipeline_bind_columns(p);
+	if (p->bucket.span > 0) {
+		write_column_name(p, record, p->time_column);
+		output_byte(out, config->output_delimiter);
+	}
 	if (config->append) {
 		write_input_record(p, record);
 		output_byte(out, config->output_delimiter);
@@ -1161,7 +1563,8 @@ reader_failure(struct pipeline *p, enum reader_status rs)
 	case READER_UTF16:
 		return PIPELINE_UTF16;
 	case READER_IDLE_ERROR:
-		return PIPELINE_WRITE_ERROR;
+		/* The idle hook's flush, or the timer (which says what failed). */
+		return p->status != PIPELINE_OK ? p->status : PIPELINE_WRITE_ERROR;
 	case READER_STOPPED:
 		return PIPELINE_STOPPED;
 	default:
@@ -1440,6 +1843,19 @@ pipeline_init(struct pipeline *p, const struct pipeline_config *config)
 	p->epoch_unit_set = config->epoch_unit_given;
 	p->syslog_year.year = config->year;
 	p->syslog_year.now = (int64_t)time(NULL);
+	if (config->bucket > 0) {
+		struct bucket *bk = &p->bucket;
+		int64_t week = 7 * 86400 * NANOS_PER_SECOND;
+
+		bk->span = config->bucket;
+		bk->span_sec = config->bucket / NANOS_PER_SECOND;
+		bk->span_nsec = (uint32_t)(config->bucket % NANOS_PER_SECOND);
+		/* Weeks start on Monday, 1970-01-05 (swag(1), BUCKETS), as date_trunc's do. */
+		bk->origin = config->bucket % week == 0 ? 4 * 86400 * NANOS_PER_SECOND : 0;
+		/* Every b is a multiple of S and of the origin: S says its digits. */
+		for (int64_t unit = NANOS_PER_SECOND; config->bucket % unit != 0; unit /= 1000)
+			bk->digits += 3;
+	}
 	p->group_column = config->has_group ? config->group_column.number : 0;
 	/*
 	 * Groups can be reclaimed when every window is a time window; with -s a key's
@@ -1524,6 +1940,7 @@ pipeline_free(struct pipeline *p)
 	mem_free(p->batch.results);
 	mem_free(p->batch.spec_values);
 	mem_free(p->batch.spec_results);
+	mem_free(p->bucket.keys);
 }
 
 enum pipeline_status
@@ -1542,7 +1959,18 @@ pipeline_run(const struct pipeline_config *config, int in_fd, struct output *out
 	} else {
 		p.out = out;
 		p.report = report;
+		if (p.bucket.span > 0)
+			reader_set_timer(reader, bucket_timer, &p);
 		status = pipeline_loop(&p, reader);
+		/* Whatever ends the run, the records read yield their bucket (but where the
+		   windows or the output are broken). */
+		if (p.bucket.span > 0 && status != PIPELINE_NO_MEMORY &&
+		    status != PIPELINE_WRITE_ERROR) {
+			enum pipeline_status finish = bucket_finish(&p);
+
+			if (finish != PIPELINE_OK)
+				status = finish;
+		}
 	}
 	if (status == PIPELINE_WRITE_ERROR || out->error != 0) {
 		status = PIPELINE_WRITE_ERROR;

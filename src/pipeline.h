@@ -37,6 +37,8 @@ struct pipeline_config {
 	size_t na_count;
 	uint64_t step;			/* -s: write every step-th record's results,
 					   counted per key */
+	int64_t bucket;			/* -s DURATION: one result record per bucket
+					   of this many nanoseconds, or 0 */
 	bool has_time;			/* -t: records carry timestamps */
 	struct column_ref time_column;
 	enum epoch_unit epoch_unit;	/* --epoch-unit's, or EPOCH_SECONDS */
@@ -109,7 +111,8 @@ struct pipeline_report {
 
 /*
  * Reads records from in_fd until its end, writing one result record per data record
- * (every config->step-th) to out, and flushing out whenever the input would block.
+ * (every config->step-th), or per bucket and key with config->bucket, to out, and
+ * flushing out whenever the input would block.
  * Fills *report and returns what ended the run; results for every record before a
  * fatal problem have been handed to out, which the caller flushes.
  */

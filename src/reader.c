@@ -31,7 +31,17 @@ reader_create(int fd, int (*idle)(void *context), void *context,
 	r->start = r->end = r->scanned = 0;
 	r->eof = false;
 	r->started = false;
+	r->timer = NULL;
+	r->timer_context = NULL;
 	return r;
+}
+
+void
+reader_set_timer(struct reader *r, int (*timer)(void *context, bool timed_out,
+    int *timeout_ms), void *context)
+{
+	r->timer = timer;
+	r->timer_context = context;
 }
 
 void
@@ -50,6 +60,35 @@ reader_ready(struct reader *r)
 	struct pollfd p = { .fd = r->fd, .events = POLLIN };
 
 	return poll(&p, 1, 0) != 0;
+}
+
+/*
+ * Waits until input is there, calling the timer whenever a wait of the length it
+ * asked for ends without input (see reader_set_timer).  Returns 0 or a negative
+ * reader_status.
+ */
+static enum reader_status
+reader_wait(struct reader *r)
+{
+	int ms;
+
+	if (r->timer(r->timer_context, false, &ms) != 0)
+		return READER_IDLE_ERROR;
+	while (ms >= 0) {
+		struct pollfd p = { .fd = r->fd, .events = POLLIN };
+		int n = poll(&p, 1, ms);
+
+		if (n > 0)
+			break;
+		if (n < 0 && errno != EINTR)
+			return READER_READ_ERROR;
+		if (n < 0 && r->stop != NULL && *r->stop)
+			return READER_STOPPED;
+		/* A signal without a stop, or the time is up: the timer says what now. */
+		if (r->timer(r->timer_context, true, &ms) != 0)
+			return READER_IDLE_ERROR;
+	}
+	return 0;
 }
 
 /*
@@ -78,8 +117,14 @@ reader_fill(struct reader *r)
 		r->buf = buf;
 		r->cap = cap;
 	}
-	if (r->idle != NULL && !reader_ready(r) && r->idle(r->context) != 0)
-		return READER_IDLE_ERROR;
+	if (r->idle != NULL && !reader_ready(r)) {
+		enum reader_status status;
+
+		if (r->idle(r->context) != 0)
+			return READER_IDLE_ERROR;
+		if (r->timer != NULL && (status = reader_wait(r)) != 0)
+			return status;
+	}
 	while ((n = read(r->fd, r->buf + r->end, r->cap - r->end)) < 0) {
 		if (errno == EAGAIN || errno == EWOULDBLOCK) {
 			/* Non-blocking input (the parent's choice): wait as a read would. */

@@ -51,6 +51,8 @@ struct reader {
 	size_t scanned;		/* buf[start, scanned) is known to hold no LF */
 	bool eof;
 	bool started;		/* the byte-order mark has been looked for */
+	int (*timer)(void *context, bool timed_out, int *timeout_ms);	/* or NULL */
+	void *timer_context;
 };
 
 /*
@@ -64,6 +66,17 @@ struct reader *reader_create(int fd, int (*idle)(void *context), void *context,
     const volatile sig_atomic_t *stop);
 
 void reader_destroy(struct reader *reader);
+
+/*
+ * Gives the reader a timer: once the idle hook has run and input is awaited, it calls
+ * timer(context, false, &ms), then waits for input at most ms milliseconds (ms < 0: as
+ * long as it takes) and, each time that wait ends without input, calls timer(context,
+ * true, &ms) and waits again.  The timer does what is due (swag writes the buckets that
+ * the wall clock has closed) and says how long until the next thing is; a nonzero
+ * return stops the reader with READER_IDLE_ERROR.
+ */
+void reader_set_timer(struct reader *reader,
+    int (*timer)(void *context, bool timed_out, int *timeout_ms), void *context);
 
 /*
  * Returns the first LF in [p, end), or NULL.  The 8 bytes at p are always readable

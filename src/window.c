@@ -116,6 +116,45 @@ window_set_move(struct window_set *set, const struct agg_spec *specs,
 	return done;
 }
 
+int
+window_set_boundary(struct window_set *set, const struct agg_spec *specs, uint64_t end,
+    struct agg_result *const *results, size_t k)
+{
+	uint8_t index = (uint8_t)k;
+	uint32_t evict;
+	uint64_t kept = 0;
+	struct agg_move m = { .n = 1, .index = &index };
+	int status = 0;
+
+	for (size_t i = 0; i < set->agg_count; i++) {
+		int64_t duration = specs[i].window.nanos;
+
+		m.rows = specs[i].window.rows;
+		m.evict = NULL;
+		m.results = results[i];
+		if (duration > 0) {
+			uint64_t held = set->held[i];
+
+			/* end - t' is below 2^64: t' is within a window and a bucket of end. */
+			evict = 0;
+			while (held > 0 && end - (uint64_t)*RING_AT(&set->times, int64_t,
+			    set->times.tail - held) > (uint64_t)duration) {
+				held--;
+				evict++;
+			}
+			set->held[i] = held;
+			if (held > kept)
+				kept = held;
+			m.evict = &evict;
+		}
+		if (set->aggs[i]->kind->move(set->aggs[i], &m) != 1)
+			status = -1;
+	}
+	if (set->has_time_windows)
+		set->times.head = set->times.tail - kept;
+	return status;
+}
+
 void
 window_set_results(struct window_set *set, struct agg_result *const *results, size_t k)
 {

@@ -65,6 +65,20 @@ struct window_steps {
 size_t window_set_move(struct window_set *set, const struct agg_spec *specs,
     const struct window_steps *w);
 
+/*
+ * The step at the end of a bucket [b, b + S) (swag(1), BUCKETS), end being b + S taken
+ * modulo 2^64, later than every timestamp the windows hold: a step without a value,
+ * after which a time window of duration D holds the records whose timestamp t'
+ * satisfies b + S - D <= t' < b + S.  It evicts every record with t' < b + S - D, that
+ * is end - t' > D (a record step at t keeps t - D < t' instead: the bucket's window is
+ * closed at its start and open at its end), and a row window evicts nothing, giving its
+ * result as of the bucket's last record.  Stores every aggregate's result in
+ * results[i][k].  Returns 0, or -1 when memory is short (the windows are then fit only
+ * to be freed).
+ */
+int window_set_boundary(struct window_set *set, const struct agg_spec *specs, uint64_t end,
+    struct agg_result *const *results, size_t k);
+
 /* Stores every aggregate's result in results[i][k], without moving the windows. */
 void window_set_results(struct window_set *set, struct agg_result *const *results, size_t k);
 

@@ -2,9 +2,9 @@
  * differential.c: swag against a naive recomputation of every window (issue 12).
  *
  * For each seed of a fixed list, the program generates a random input and a random
- * swag command line (row and time windows, groups, -s, -a, -H, blank-separated and
- * delimited input with and without quotes, -C, --na, -m, -p, --null, -o, --strict
- * stops...), runs the swag named by $SWAG on it (fork and exec, the input on standard
+ * swag command line (row and time windows, groups, -s, -s DURATION's buckets, -a, -H,
+ * blank-separated and delimited input with and without quotes, -C, --na, -m, -p,
+ * --null, -o, --strict stops...), runs the swag named by $SWAG on it (fork and exec, the input on standard
  * input from a file or through a pipe written in small pieces), and compares its
  * standard output, standard error and exit status with what man/swag.1 says.  The
  * expected output is computed the slow and obvious way: every record is kept, and
@@ -561,6 +561,7 @@ struct tcase {
 	int time_col, group_col;	/* 0: none */
 	bool epoch_ms;
 	bool epoch_ms_by_size;	/* milliseconds without --epoch-unit: told by their size */
+	int64_t bucket;		/* -s DURATION in nanoseconds, or 0 */
 	uint64_t step, min_count;
 	int precision;		/* -1: shortest */
 	const char *null_text;
@@ -847,6 +848,77 @@ delimiter_arg(char d)
 }
 
 /* Chooses the options, the table's columns and the specs, and builds argv. */
+/*
+ * -s DURATION (swag(1), BUCKETS) is drawn from a generator of its own, seeded by the
+ * case's seed, so that every other case stays the one its seed always gave.
+ */
+static uint64_t bucket_rng;
+
+static uint64_t
+bucket_below(uint64_t n)
+{
+	uint64_t z = (bucket_rng += 0x9e3779b97f4a7c15ull);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return (z ^ (z >> 31)) % n;
+}
+
+/*
+ * Makes about a third of the cases with a timestamp (and without -a or -s N) bucket
+ * cases: -s DURATION in front of the options, and sometimes no -w, so that the specs
+ * without a window take the bucket's duration.  The buckets are long enough that no
+ * time window spans more than 60 of them (20 in a big input), which keeps the output
+ * small.
+ */
+static void
+gen_bucket(struct tcase *c)
+{
+	static const struct {
+		const char *text;
+		int64_t nanos;
+	} spans[] = {
+		{ "250ms", 250000000 }, { "1s", 1000000000 }, { "2s", 2000000000 },
+		{ "5s", 5000000000 }, { "10s", 10000000000 }, { "1m", 60000000000 },
+		{ "90s", 90000000000 }, { "1h", 3600000000000 }, { "1d", 86400000000000 },
+		{ "7d", 604800000000000 }, { "1.5s", 1500000000 }, { "2m", 120000000000 },
+	};
+	int64_t longest = 0, ratio = small_windows ? 20 : 60;
+	size_t i;
+
+	bucket_rng = c->seed * 0xd6e8feb86659fd93ull + 1;
+	if (!c->time_col || c->append || c->step > 1 || bucket_below(100) >= 35)
+		return;
+	for (int k = 0; k < c->nspecs; k++)
+		if (c->spec[k].window.is_time && c->spec[k].window.nanos > longest)
+			longest = c->spec[k].window.nanos;
+	do
+		i = bucket_below(sizeof(spans) / sizeof(spans[0]));
+	while (longest / spans[i].nanos > ratio);
+	c->bucket = spans[i].nanos;
+	/* -w defaults to the bucket's duration. */
+	if (c->has_default_window && bucket_below(3) == 0) {
+		for (int a = 1; a + 1 < c->argc; a++)
+			if (strcmp(c->argv[a], "-w") == 0 || strcmp(c->argv[a], "--window") == 0) {
+				memmove(&c->argv[a], &c->argv[a + 2],
+				    (size_t)(c->argc - a - 1) * sizeof(c->argv[0]));
+				c->argc -= 2;
+				break;
+			}
+		c->has_default_window = false;
+		for (int k = 0; k < c->nspecs; k++)
+			if (!c->spec[k].has_window) {
+				c->spec[k].window = (struct window){ .is_time = true,
+				    .nanos = spans[i].nanos, .text = spans[i].text };
+			}
+	}
+	add_arg(c, "");
+	add_arg(c, "");
+	memmove(&c->argv[3], &c->argv[1], (size_t)(c->argc - 3) * sizeof(c->argv[0]));
+	c->argv[1] = bucket_below(5) == 0 ? "--step" : "-s";
+	c->argv[2] = spans[i].text;
+}
+
 static void
 gen_config(struct tcase *c, const char *swag, size_t records)
 {
@@ -1061,6 +1133,7 @@ gen_config(struct tcase *c, const char *swag, size_t records)
 		gen_spec(c, &c->spec[i]);
 		add_arg(c, c->spec[i].arg);
 	}
+	gen_bucket(c);
 }
 
 static void
@@ -1728,6 +1801,153 @@ bits_set(uint32_t x)
 	return n;
 }
 
+/* The bucket [b, b + S) that holds t: b - origin a multiple of S, toward the past. */
+static int64_t
+bucket_of(const struct tcase *c, int64_t t)
+{
+	/* BUCKETS: weeks start on Monday, 1970-01-05; other durations at the epoch. */
+	int64_t origin = c->bucket % 604800000000000 == 0 ? 4 * 86400000000000 : 0;
+	int64_t r = (t - origin) % c->bucket;
+
+	return t - (r < 0 ? r + c->bucket : r);
+}
+
+/* A bucket's start as swag writes it: an epoch in the input's unit, digits as S needs. */
+static const char *
+bucket_text(const struct tcase *c, int64_t b)
+{
+	int64_t unit = c->epoch_ms ? 1000000 : 1000000000, scale = unit;
+	int digits = 0;
+
+	while (scale > 1 && c->bucket % scale != 0) {
+		digits += 3;
+		scale /= 1000;
+	}
+	if (digits == 0)
+		return aprintf("%lld", (long long)(b / unit));
+	return aprintf("%lld.%0*lld", (long long)(b / unit), digits,
+	    (long long)(b % unit / scale));
+}
+
+/*
+ * -s DURATION, from BUCKETS, over records [0, nproc) (those before a --strict stop):
+ * bucket after bucket, from the first record's to the last record's, a bucket's list
+ * is the keys of the bucket before that a time window still reaches (a record at
+ * t >= b + S - the longest time window), in their order, then the keys first seen in
+ * the bucket; for each, every aggregate over its records before b + S, a time
+ * window's those at b + S - W or later, a row window's last W.  A bucket with an
+ * empty list writes nothing.  key_of[i] is record i's group, or -1 before any
+ * timestamp (no bucket).
+ */
+static void
+evaluate_buckets(const struct tcase *c, struct expect *e, struct rv **vals,
+    const int64_t *times, const long *key_of, size_t nproc, const struct group *groups,
+    size_t ngroups)
+{
+	size_t *list = amalloc((ngroups + 1) * sizeof(*list));
+	size_t *prev = amalloc((ngroups + 1) * sizeof(*prev));
+	int64_t *last = amalloc((ngroups + 1) * sizeof(*last));
+	bool *listed = amalloc(ngroups + 1);
+	struct rv **window = amalloc((nproc + 1) * sizeof(*window));
+	size_t nlist, nprev = 0, i = 0, out_cap = c->nrec + 1;
+	int64_t S = c->bucket, longest = 0, b;
+
+	for (int s = 0; s < c->nspecs; s++)
+		if (c->spec[s].window.is_time && c->spec[s].window.nanos > longest)
+			longest = c->spec[s].window.nanos;
+	while (i < nproc && key_of[i] < 0)
+		i++;
+	if (i == nproc)
+		return;
+	b = bucket_of(c, times[i]);
+	for (;;) {
+		size_t *t;
+
+		memset(listed, 0, ngroups + 1);
+		nlist = 0;
+		for (size_t k = 0; k < nprev; k++)
+			if (longest > 0 && last[prev[k]] >= b + S - longest) {
+				listed[prev[k]] = true;
+				list[nlist++] = prev[k];
+			}
+		for (; i < nproc && (key_of[i] < 0 || times[i] < b + S); i++) {
+			size_t g = (size_t)key_of[i];
+
+			if (key_of[i] < 0)
+				continue;
+			last[g] = times[i];
+			if (!listed[g]) {
+				listed[g] = true;
+				list[nlist++] = g;
+			}
+		}
+		for (size_t k = 0; k < nlist; k++) {
+			const struct group *g = &groups[list[k]];
+			struct orec *o;
+			struct buf p = { 0 };
+			size_t before = 0;
+
+			/* Buckets may outnumber records (quiet ones, several keys). */
+			if (e->nout == out_cap) {
+				struct orec *grown = amalloc(2 * out_cap * sizeof(*grown));
+
+				memcpy(grown, e->out, e->nout * sizeof(*grown));
+				e->out = grown;
+				out_cap *= 2;
+			}
+			o = &e->out[e->nout++];
+
+			/* The key's records before b + S: all its records before record i. */
+			while (before < g->n && g->idx[before] < i)
+				before++;
+			render_text(&p, c, bucket_text(c, b), strlen(bucket_text(c, b)));
+			buf_putc(&p, c->out_delim);
+			if (c->group_col) {
+				const char *key = *g->key != '\0' ? g->key : c->null_text;
+
+				render_text(&p, c, key, strlen(key));
+				buf_putc(&p, c->out_delim);
+			}
+			o->prefix = astrndup(p.p, p.len);
+			o->prefix_len = p.len;
+			free(p.p);
+			o->record = g->idx[before - 1];
+			o->ncells = c->nspecs;
+			o->cell = amalloc((size_t)c->nspecs * sizeof(*o->cell));
+			for (int s = 0; s < c->nspecs; s++) {
+				const struct spec *sp = &c->spec[s];
+				size_t start = 0, n = 0;
+
+				if (!sp->window.is_time)
+					start = before > sp->window.rows ? before - sp->window.rows : 0;
+				else
+					while (start < before && times[g->idx[start]] < b + S -
+					    sp->window.nanos)
+						start++;
+				for (size_t k2 = start; k2 < before; k2++)
+					window[n++] = &vals[g->idx[k2]][s];
+				o->cell[s] = aggregate(c, sp, window, n);
+			}
+		}
+		t = prev;
+		prev = list;
+		list = t;
+		nprev = nlist;
+		if (i == nproc)
+			break;
+		/* The next bucket, or, when no window reaches it, the next record's. */
+		b += S;
+		{
+			bool reached = false;
+
+			for (size_t k = 0; k < nprev; k++)
+				reached |= longest > 0 && last[prev[k]] >= b + S - longest;
+			if (!reached)
+				b = bucket_of(c, times[i]);
+		}
+	}
+}
+
 static void
 evaluate(const struct tcase *c, struct expect *e)
 {
@@ -1738,6 +1958,8 @@ evaluate(const struct tcase *c, struct expect *e)
 	bool have_time = false;
 	int64_t newest = 0;
 	struct rv **window = amalloc((c->nrec + 1) * sizeof(*window));
+	long *key_of = amalloc((c->nrec + 1) * sizeof(*key_of));
+	size_t nproc = c->nrec;
 
 	memset(e, 0, sizeof(*e));
 	e->out = amalloc((c->nrec + 1) * sizeof(*e->out));
@@ -1747,6 +1969,11 @@ evaluate(const struct tcase *c, struct expect *e)
 		struct orec *o = &e->out[e->nout++];
 		struct buf b = { 0 };
 
+		if (c->bucket) {
+			/* BUCKETS: the time column's name first. */
+			render_text(&b, c, c->name[c->time_col - 1], strlen(c->name[c->time_col - 1]));
+			buf_putc(&b, c->out_delim);
+		}
 		if (c->append) {
 			render_record(&b, c, c->header_rec);
 			buf_putc(&b, c->out_delim);
@@ -1836,6 +2063,7 @@ evaluate(const struct tcase *c, struct expect *e)
 			break;
 		}
 		if (c->strict && (notnum || shorts || time_problem >= 0)) {
+			nproc = i;
 			e->stopped = true;
 			e->stop_line = r->line;
 			e->stop_cols = notnum | shorts | timecol;
@@ -1859,6 +2087,7 @@ evaluate(const struct tcase *c, struct expect *e)
 		}
 		g = find_group(&groups, &ngroups, &group_cap, key);
 		g->records++;
+		key_of[i] = pushed ? (long)(g - groups) : -1;
 		if (pushed) {
 			if (g->n == g->cap) {
 				size_t cap = g->cap ? 2 * g->cap : 16;
@@ -1871,7 +2100,7 @@ evaluate(const struct tcase *c, struct expect *e)
 			}
 			g->idx[g->n++] = i;
 		}
-		if (g->records % c->step != 0)
+		if (c->bucket || g->records % c->step != 0)
 			continue;
 
 		{
@@ -1921,6 +2150,8 @@ evaluate(const struct tcase *c, struct expect *e)
 			}
 		}
 	}
+	if (c->bucket)
+		evaluate_buckets(c, e, vals, times, key_of, nproc, groups, ngroups);
 }
 
 /* ---------------------------------------------------------------- running swag */
@@ -2434,13 +2665,15 @@ check_status_and_stderr(const struct tcase *c, const struct expect *e, const str
 enum {
 	F_PLAIN, F_DELIMITED, F_QUOTED, F_HEADER, F_APPEND, F_COMMENTS, F_STEP, F_TIME, F_GROUP,
 	F_STRICT, F_STRICT_STOP, F_STOP_AFTER_64, F_SHORT, F_NOTNUM, F_BADTS, F_BACK, F_CRLF,
-	F_NO_FINAL_NEWLINE, F_PIPE, F_PRECISION, F_MIN_COUNT, F_NA, F_EMPTY_OUTPUT, F_FEATURES
+	F_NO_FINAL_NEWLINE, F_PIPE, F_PRECISION, F_MIN_COUNT, F_NA, F_EMPTY_OUTPUT, F_BUCKETS,
+	F_FEATURES
 };
 static const char *const feature_names[F_FEATURES] = {
 	"plain rows", "delimited", "quoted fields", "-H", "-a", "-C", "-s", "-t", "-g",
 	"--strict", "strict stops", "strict stops past record 64", "short records",
 	"not numbers", "unreadable timestamps", "backward timestamps", "CRLF",
 	"no final newline", "piped in pieces", "-p", "-m", "--na", "no output",
+	"-s DURATION",
 };
 
 static void
@@ -2471,6 +2704,7 @@ count_features(const struct tcase *c, const struct expect *e, uint64_t *f)
 	has[F_MIN_COUNT] = c->min_count > 1;
 	has[F_NA] = c->nna > 0;
 	has[F_EMPTY_OUTPUT] = e->nout == 0;
+	has[F_BUCKETS] = c->bucket > 0;
 	for (int k = 0; k < F_FEATURES; k++)
 		f[k] += has[k];
 }

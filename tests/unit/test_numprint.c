@@ -1,5 +1,5 @@
 /*
-** test_numprint.c: format_number, format_fixed and format_uint against the C library.
+** test_numprint.c: format_number, format_fixed, format_uint, format_rfc3339 and format_epoch against the C library.
 **
 ** The man page's examples come first, as a table. Then the random sweeps, which check
 ** properties rather than copied answers:
@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "numprint.h"
 
@@ -784,5 +785,105 @@ Test(format_uint, powers_of_ten_their_neighbours_and_random_values)
 		uint64_t v = next_random(&state) >> (next_random(&state) % 64);
 		snprintf(expected, sizeof expected, "%" PRIu64, v);
 		cr_assert_str_eq(uint_text(v), expected);
+	}
+}
+
+/* ---------------------------------------------------------------------------------- */
+/* format_rfc3339 and format_epoch: a bucket's start (swag(1), BUCKETS)               */
+/* ---------------------------------------------------------------------------------- */
+
+static const char *rfc3339_text(int64_t sec, uint32_t nsec, int digits)
+{
+	static char text[NUMPRINT_TIME_MAX + 1];
+	size_t length = format_rfc3339(sec, nsec, digits, text);
+	cr_assert(length <= NUMPRINT_TIME_MAX);
+	text[length] = '\0';
+	return text;
+}
+
+static const char *epoch_text(int64_t sec, uint32_t nsec, uint32_t unit, int digits)
+{
+	static char text[NUMPRINT_TIME_MAX + 1];
+	size_t length = format_epoch(sec, nsec, unit, digits, text);
+	cr_assert(length <= NUMPRINT_TIME_MAX);
+	text[length] = '\0';
+	return text;
+}
+
+Test(format_rfc3339, examples)
+{
+	cr_expect_str_eq(rfc3339_text(0, 0, 0), "1970-01-01T00:00:00Z");
+	cr_expect_str_eq(rfc3339_text(1796040060, 0, 0), "2026-11-30T12:01:00Z");
+	cr_expect_str_eq(rfc3339_text(1709251199, 0, 0), "2024-02-29T23:59:59Z");
+	cr_expect_str_eq(rfc3339_text(-1, 0, 0), "1969-12-31T23:59:59Z");
+	cr_expect_str_eq(rfc3339_text(-1, 500000000, 3), "1969-12-31T23:59:59.500Z");
+	cr_expect_str_eq(rfc3339_text(1796040060, 250000000, 3), "2026-11-30T12:01:00.250Z");
+	cr_expect_str_eq(rfc3339_text(0, 123456789, 9), "1970-01-01T00:00:00.123456789Z");
+	cr_expect_str_eq(rfc3339_text(0, 123456789, 6), "1970-01-01T00:00:00.123456Z");
+	/* The ends of int64_t nanoseconds, and a bucket that starts before the first. */
+	cr_expect_str_eq(rfc3339_text(-9223372037, 0, 0), "1677-09-21T00:12:43Z");
+	cr_expect_str_eq(rfc3339_text(9223372036, 0, 0), "2262-04-11T23:47:16Z");
+	cr_expect_str_eq(rfc3339_text(-11670912000, 0, 0), "1600-03-01T00:00:00Z");
+}
+
+/* Against gmtime_r, every second from 1600 to 2400 at random, and the fraction's digits. */
+Test(format_rfc3339, random_instants_against_gmtime)
+{
+	uint64_t state = 3339;
+	for (int i = 0; i < 300000; i++) {
+		int64_t sec = (int64_t)(next_random(&state) % 25246828800u) - 11670912000;
+		uint32_t nsec = (uint32_t)(next_random(&state) % 1000000000u);
+		int digits = (int)(next_random(&state) % 10);
+		time_t t = (time_t)sec;
+		struct tm tm;
+		char expected[64], fraction[16] = "";
+		uint32_t v = nsec;
+		cr_assert(gmtime_r(&t, &tm) != NULL);
+		for (int d = digits; d < 9; d++)
+			v /= 10;
+		if (digits > 0)
+			snprintf(fraction, sizeof fraction, ".%0*u", digits, v);
+		snprintf(expected, sizeof expected, "%04d-%02d-%02dT%02d:%02d:%02d%sZ",
+		    tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
+		    fraction);
+		cr_assert_str_eq(rfc3339_text(sec, nsec, digits), expected, "sec %" PRId64, sec);
+	}
+}
+
+Test(format_epoch, examples)
+{
+	cr_expect_str_eq(epoch_text(1764504060, 0, 1000000000, 0), "1764504060");
+	cr_expect_str_eq(epoch_text(1764504060, 250000000, 1000000000, 3), "1764504060.250");
+	cr_expect_str_eq(epoch_text(1764504060, 0, 1000000, 0), "1764504060000");
+	cr_expect_str_eq(epoch_text(1764504060, 250000000, 1000000, 0), "1764504060250");
+	cr_expect_str_eq(epoch_text(1764504060, 250000, 1000000, 3), "1764504060000.250");
+	cr_expect_str_eq(epoch_text(0, 0, 1, 0), "0");
+	cr_expect_str_eq(epoch_text(-1, 500000000, 1000000000, 3), "-0.500");
+	cr_expect_str_eq(epoch_text(-1, 0, 1000000000, 0), "-1");
+	cr_expect_str_eq(epoch_text(-120, 0, 1000000000, 0), "-120");
+	cr_expect_str_eq(epoch_text(-2, 750000000, 1000, 0), "-1250000");
+	cr_expect_str_eq(epoch_text(-9223372037, 0, 1, 0), "-9223372037000000000");
+}
+
+/* Against 128-bit arithmetic on the nanoseconds, in every unit. */
+Test(format_epoch, random_instants_in_every_unit)
+{
+	static const uint32_t units[] = { 1, 1000, 1000000, 1000000000 };
+	static const int unit_digits[] = { 0, 3, 6, 9 };
+	uint64_t state = 1970;
+	for (int i = 0; i < 300000; i++) {
+		int64_t sec = (int64_t)(next_random(&state) % 20000000000u) - 10000000000;
+		uint32_t nsec = (uint32_t)(next_random(&state) % 1000000000u);
+		int u = (int)(next_random(&state) % 4), digits = unit_digits[u];
+		__int128 total = (__int128)sec * 1000000000 + nsec;
+		__int128 magnitude = total < 0 ? -total : total;
+		char expected[64], fraction[16];
+		/* The fraction: the nanoseconds below the unit, nine digits, the last few kept. */
+		snprintf(fraction, sizeof fraction, "%09" PRIu64, (uint64_t)(magnitude % units[u]));
+		snprintf(expected, sizeof expected, "%s%" PRIu64 "%s%s", total < 0 ? "-" : "",
+		    (uint64_t)(magnitude / units[u]), digits > 0 ? "." : "",
+		    fraction + 9 - digits);
+		cr_assert_str_eq(epoch_text(sec, nsec, units[u], digits), expected,
+		    "sec %" PRId64 " nsec %" PRIu32 " unit %" PRIu32, sec, nsec, units[u]);
 	}
 }

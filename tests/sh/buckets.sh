@@ -1,0 +1,152 @@
+# -s DURATION as users run it (swag(1), BUCKETS): an access log end to end against
+# datamash's per-minute figures, swag in pipelines, and the buckets that the wall
+# clock writes behind a slow input (a FIFO), with a record that comes late for one.
+. tests/sh/lib.bash
+
+# --- A generated access log: IPv6 and IPv4 clients, "-" fields, quoted user agents
+# with spaces (so the fields after them move), Apache's [date:time zone] in fields 4
+# and 5, a byte count in field 10 that is sometimes "-".  Three hours with quiet
+# minutes, some seconds busy.
+awk 'BEGIN {
+	srand(42)
+	split("Jan Feb Mar Apr May Jun Jul Aug Sep Oct Nov Dec", month, " ")
+	agents[1] = "\"Mozilla/5.0 (X11; Linux x86_64; rv:120.0) Gecko/20100101 Firefox/120.0\""
+	agents[2] = "\"curl/8.5.0\""
+	agents[3] = "\"-\""
+	agents[4] = "\"Mozilla/5.0 (iPhone; CPU iPhone OS 17_1 like Mac OS X) AppleWebKit/605.1.15\""
+	t = 1795999000	# 2026-11-30T00:36:40Z; the minutes are cut in UTC
+	for (i = 0; i < 6000; i++) {
+		t += rand() < 0.02 ? int(rand() * 400) : int(rand() * 3)
+		client = rand() < 0.4 ? sprintf("2001:db8::%x", int(rand() * 4096)) : \
+		    sprintf("192.0.2.%d", int(rand() * 250))
+		bytes = rand() < 0.07 ? "-" : int(rand() * rand() * 50000)
+		s = t; sec = s % 60; s = int(s / 60); min = s % 60; s = int(s / 60)
+		hour = s % 24; day = int(s / 24)
+		# Civil date of a day count (days since 1970-01-01).
+		z = day + 719468; era = int(z / 146097); doe = z - era * 146097
+		yoe = int((doe - int(doe / 1460) + int(doe / 36524) - int(doe / 146096)) / 365)
+		doy = doe - (365 * yoe + int(yoe / 4) - int(yoe / 100))
+		mp = int((5 * doy + 2) / 153); d = doy - int((153 * mp + 2) / 5) + 1
+		m = mp < 10 ? mp + 3 : mp - 9; y = yoe + era * 400 + (m <= 2)
+		printf "%s - - [%02d/%s/%d:%02d:%02d:%02d +0000] \"GET /item/%d HTTP/1.1\" %d %s \"-\" %s\n",
+		    client, d, month[m], y, hour, min, sec, int(rand() * 100),
+		    rand() < 0.9 ? 200 : 404, bytes, agents[int(rand() * 4) + 1]
+	}
+}' > "$TMP/access.log"
+
+# swag's per-minute figures of field 10: p99, median, max, sum, count.
+"$SWAG" -t 4 -s 1m p99:10 median:10 max:10 sum:10 count:10 < "$TMP/access.log" \
+    > "$TMP/swag.out" 2> "$TMP/swag.err"
+expect_eq "access log: status" "$?" 0
+expect_eq "access log: no messages" "$(cat "$TMP/swag.err")" ""
+# datamash's, on the time cut to its minute (as RFC 3339) and the byte counts that are
+# numbers; its perc interpolates linearly, as swag's pN does (numpy's default).
+awk '
+	BEGIN { split("Jan Feb Mar Apr May Jun Jul Aug Sep Oct Nov Dec", names, " ")
+		for (i = 1; i <= 12; i++) month[names[i]] = sprintf("%02d", i) }
+	$10 != "-" {
+		split(substr($4, 2), p, "[/:]")
+		printf "%s-%s-%sT%s:%s:00Z\t%s\n", p[3], month[p[2]], p[1], p[4], p[5], $10
+	}' "$TMP/access.log" |
+    datamash -g 1 perc:99 2 median 2 max 2 sum 2 count 2 > "$TMP/datamash.out"
+expect_eq "access log: minutes" "$(wc -l < "$TMP/swag.out")" "$(wc -l < "$TMP/datamash.out")"
+checks=$((checks + 1))
+# Every minute, every figure, to a relative 1e-9 (the two interpolate in different
+# floating-point orders).
+if ! awk -F '\t' '
+	function differs(a, b) { return a - b > 1e-9 * (b < 0 ? -b : b) + 1e-9 ||
+	    b - a > 1e-9 * (b < 0 ? -b : b) + 1e-9 }
+	NR == FNR { want[FNR] = $0; next }
+	{
+		n = split(want[FNR], w, "\t")
+		if (n != NF || $1 != w[1]) { print "minute " FNR ": " $0 " vs " want[FNR]; bad++; next }
+		for (i = 2; i <= NF; i++)
+			if (differs($i, w[i])) { print "minute " FNR ": " $0 " vs " want[FNR]; bad++; next }
+	}
+	END { exit bad > 0 }' "$TMP/datamash.out" "$TMP/swag.out" > "$TMP/diff"; then
+	fail "access log: swag and datamash differ: $(head -n 3 "$TMP/diff" | tr '\n' '|')"
+fi
+# The log has quiet minutes (no record): swag writes none for them, as datamash.
+checks=$((checks + 1))
+gaps=$(awk -F '\t' '{ split($1, p, "[-T:]"); m = (p[4] * 60 + p[5]) }
+	NR > 1 && m != (last + 1) % 1440 { gaps++ } { last = m } END { print gaps + 0 }' "$TMP/swag.out")
+[ "$gaps" -gt 0 ] || fail "access log: the test log has no quiet minute"
+
+# In a pipeline, with awk after it: the busiest minute by requests (count of field 1).
+"$SWAG" -t 4 -s 1m count < "$TMP/access.log" | sort -t "$(printf '\t')" -k 2,2nr |
+    head -n 1 > "$TMP/busiest"
+awk '{ print substr($4, 2, 17) }' "$TMP/access.log" | uniq -c | sort -k 1,1nr |
+    head -n 1 | awk '{ print $1 }' > "$TMP/busiest.want"
+expect_eq "pipeline: the busiest minute's count" "$(cut -f 2 "$TMP/busiest")" \
+    "$(cat "$TMP/busiest.want")"
+
+# --- Slow input.  A pause shorter than the grace (2 s) closes no bucket, even for
+# timestamps long past: a slow pipe (zcat, a replay) is bucketed by its timestamps.
+got=$( (echo "1764504000 1"; sleep 1; echo "1764504030 2") | "$SWAG" -t 1 -s 1m sum:2)
+expect_eq "a short pause closes nothing" "$got" "1764504000	3"
+
+mkfifo "$TMP/in" "$TMP/out"
+
+# now: the wall clock in seconds, with a fraction.
+now() { date +%s.%N; }
+
+# A FIFO that stays open and idle: the bucket is written two seconds after the wait
+# began (its minute is long over), not at the end of the input.  A record that then
+# comes for it goes backwards and counts in the next bucket, with a warning.
+"$SWAG" -t 1 -s 1m sum:2 count:2 < "$TMP/in" > "$TMP/out" 2> "$TMP/err" &
+swag_pid=$!
+exec 3> "$TMP/in" 4< "$TMP/out"
+echo "1764504000 1" >&3
+echo "1764504010 2" >&3
+start=$(now)
+IFS= read -r -t 10 line <&4 || line=timeout
+waited=$(awk -v a="$start" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }')
+expect_eq "idle: the bucket written by the clock" "$line" "1764504000	3	2"
+checks=$((checks + 1))
+awk -v w="$waited" 'BEGIN { exit !(w >= 1.8 && w < 8) }' ||
+    fail "idle: written after $waited s, expected about 2"
+echo "1764504020 4" >&3		# late for the bucket written
+echo "1764504070 8" >&3
+exec 3>&-
+IFS= read -r -t 10 line <&4 || line=timeout
+exec 4<&-
+wait "$swag_pid"
+expect_eq "idle: status" "$?" 0
+expect_eq "idle: the late record counts in the next bucket" "$line" "1764504060	12	2"
+expect_eq "idle: the late record is reported" "$(cat "$TMP/err")" \
+    "swag: 1 timestamp went backwards, taken as the newest before (first: line 3, column 1)"
+
+# With a longer window the clock writes the quiet bucket after too, every key of
+# each; then nothing, the window being empty.
+"$SWAG" -t 1 -g 2 -w 2m -s 1m sum:3 < "$TMP/in" > "$TMP/out" &
+swag_pid=$!
+exec 3> "$TMP/in" 4< "$TMP/out"
+printf '1764504000 a 1\n1764504001 b 2\n' >&3
+got=
+for i in 1 2 3 4; do
+	IFS= read -r -t 10 line <&4 || line=timeout
+	got="$got${got:+ }$line"
+done
+expect_eq "idle, -w 2m: the bucket and the quiet one" "$got" \
+    "1764504000	a	1 1764504000	b	2 1764504060	a	1 1764504060	b	2"
+exec 3>&-
+IFS= read -r -t 10 line <&4 || line=end
+exec 4<&-
+wait "$swag_pid"
+expect_eq "idle, -w 2m: status" "$?" 0
+expect_eq "idle, -w 2m: nothing more at the end" "$line" "end"
+
+# Live timestamps, as tail -f of a log being written gives them, one-second buckets:
+# the current second's bucket comes out about two seconds after it ends.
+"$SWAG" -t 1 -s 1s count < "$TMP/in" > "$TMP/out" &
+swag_pid=$!
+exec 3> "$TMP/in" 4< "$TMP/out"
+stamp=$(now)
+echo "$stamp" >&3
+IFS= read -r -t 10 line <&4 || line=timeout
+expect_eq "live: the second's bucket" "$line" "${stamp%.*}	1"
+exec 3>&- 4<&-
+wait "$swag_pid"
+expect_eq "live: status" "$?" 0
+
+finish

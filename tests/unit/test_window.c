@@ -1,0 +1,261 @@
+/*
+ * test_window.c: a key's windows (window.c) moved as swag's buckets move them
+ * (swag(1), BUCKETS): records one at a time or in runs, and at each bucket's end the
+ * step without a value, window_set_boundary, whose results are checked against a
+ * naive recomputation: a time window of D holds the records with b + S - D <= t <
+ * b + S, a row window the last R records.  count, sum, max, median, mode and distinct,
+ * over random timestamps (equal ones, nanosecond steps, gaps) and missing values, with
+ * durations shorter than, equal to and longer than the bucket.
+ */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "spec.h"
+#include "window.h"
+
+#define RECORDS 3000
+#define SPECS 8
+
+static uint64_t
+next_random(uint64_t *state)
+{
+	uint64_t z = (*state += 0x9e3779b97f4a7c15u);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
+	return z ^ (z >> 31);
+}
+
+/* One input record: its timestamp and its value (v < 0: missing). */
+struct rec {
+	int64_t t;
+	int v;
+};
+
+/* The naive result of spec kind name over records [0, n) in the bucket ending at end. */
+static double
+naive(const char *name, const struct window_size *w, const struct rec *r, size_t n,
+    int64_t end, bool *null)
+{
+	int values[RECORDS], count = 0;
+	size_t first = 0;
+
+	if (w->nanos > 0)
+		while (first < n && r[first].t < end - w->nanos)
+			first++;
+	else
+		first = n > w->rows ? n - w->rows : 0;
+	for (size_t i = first; i < n; i++)
+		if (r[i].v >= 0)
+			values[count++] = r[i].v;
+	*null = false;
+	if (strcmp(name, "count") == 0)
+		return count;
+	if (strcmp(name, "distinct") == 0) {
+		int d = 0;
+
+		for (int i = 0; i < count; i++) {
+			bool seen = false;
+
+			for (int j = 0; j < i; j++)
+				seen |= values[j] == values[i];
+			d += !seen;
+		}
+		return d;
+	}
+	if (count == 0) {
+		*null = true;
+		return 0;
+	}
+	if (strcmp(name, "sum") == 0) {
+		double s = 0;
+
+		for (int i = 0; i < count; i++)
+			s += values[i];
+		return s;
+	}
+	if (strcmp(name, "max") == 0) {
+		int m = values[0];
+
+		for (int i = 1; i < count; i++)
+			m = values[i] > m ? values[i] : m;
+		return m;
+	}
+	if (strcmp(name, "mode") == 0) {
+		int best = 0, best_count = 0;
+
+		/* The most frequent, ties to the smallest (numbers: numerically). */
+		for (int i = 0; i < count; i++) {
+			int c = 0;
+
+			for (int j = 0; j < count; j++)
+				c += values[j] == values[i];
+			if (c > best_count || (c == best_count && values[i] < best)) {
+				best = values[i];
+				best_count = c;
+			}
+		}
+		return best;
+	}
+	/* median: the mean of the two middle values, or the middle one. */
+	for (int i = 1; i < count; i++)
+		for (int j = i; j > 0 && values[j - 1] > values[j]; j--) {
+			int x = values[j];
+
+			values[j] = values[j - 1];
+			values[j - 1] = x;
+		}
+	return count % 2 ? values[count / 2] : (values[count / 2 - 1] + values[count / 2]) / 2.0;
+}
+
+/* The result as a number: a count, a number, or a mode's text. */
+static double
+result_number(const struct agg_result *r, bool *null)
+{
+	char text[32];
+
+	*null = r->kind == AGG_RESULT_NULL;
+	switch (r->kind) {
+	case AGG_RESULT_COUNT:
+		return (double)r->count;
+	case AGG_RESULT_NUMBER:
+		return r->number;
+	case AGG_RESULT_TEXT:
+		cr_assert(r->text_len < sizeof(text));
+		memcpy(text, r->text, r->text_len);
+		text[r->text_len] = '\0';
+		return atof(text);
+	default:
+		return 0;
+	}
+}
+
+/*
+ * Runs RECORDS random records through one key's windows for the specs, the bucket
+ * span S, checking every bucket's results; records go in runs of up to run_max.
+ */
+static void
+check_buckets(const char *const *texts, size_t nspecs, int64_t span, size_t run_max,
+    uint64_t seed)
+{
+	static struct rec recs[RECORDS];
+	static char value_texts[RECORDS][8];
+	struct agg_spec specs[SPECS];
+	struct agg_value values[SPECS][WINDOW_STEPS_MAX];
+	const struct agg_value *value_of[SPECS];
+	struct agg_result results[SPECS][WINDOW_STEPS_MAX];
+	struct agg_result *result_of[SPECS];
+	int64_t times[WINDOW_STEPS_MAX], longest = 0, start;
+	uint64_t state = seed;
+	struct window_set set;
+	size_t i = 0, buckets = 0;
+
+	for (size_t s = 0; s < nspecs; s++) {
+		cr_assert(spec_parse(texts[s], &specs[s]) == SPEC_OK, "%s", texts[s]);
+		specs[s].params.min_count = 1;
+		specs[s].params.hll_bits = 12;
+		value_of[s] = values[s];
+		result_of[s] = results[s];
+		if (specs[s].window.nanos > longest)
+			longest = specs[s].window.nanos;
+	}
+	cr_assert(window_set_init(&set, specs, nspecs) == 0);
+	/*
+	 * Timestamps: equal ones, nanosecond steps, round steps (which meet the buckets'
+	 * and windows' edges exactly), any steps, gaps past the windows.
+	 */
+	for (size_t k = 0; k < RECORDS; k++) {
+		uint64_t r = next_random(&state) % 100;
+		int64_t t = k > 0 ? recs[k - 1].t : 1699999980000000000;
+		int64_t step = r < 25 ? 0 : r < 35 ? 1 : r < 40 ? -1 : r < 70 ?
+		    (int64_t)(next_random(&state) % 6 + 1) * 500000000 : r < 92 ?
+		    (int64_t)(next_random(&state) % 3000000000u) :
+		    (int64_t)(next_random(&state) % 40 + 1) * 10000000000;
+
+		/* To a nanosecond before the next round time: an edge missed by one. */
+		if (step < 0)
+			step = 500000000 - t % 500000000 - 1;
+		recs[k].t = t + step;
+		recs[k].v = next_random(&state) % 10 == 0 ? -1 : (int)(next_random(&state) % 50);
+		snprintf(value_texts[k], sizeof(value_texts[k]), "%d", recs[k].v);
+	}
+	start = recs[0].t - recs[0].t % span;
+	while (i < RECORDS) {
+		size_t n = 0;
+
+		/* A run of records within the bucket, through window_set_move. */
+		while (i + n < RECORDS && n < run_max && recs[i + n].t < start + span) {
+			for (size_t s = 0; s < nspecs; s++) {
+				struct agg_value *v = &values[s][n];
+
+				v->has_text = v->has_number = recs[i + n].v >= 0;
+				v->number = recs[i + n].v;
+				v->text = value_texts[i + n];
+				v->text_len = strlen(value_texts[i + n]);
+			}
+			times[n] = recs[i + n].t;
+			n++;
+		}
+		if (n > 0) {
+			/* As the buckets stage moves them: no result wanted. */
+			static const unsigned char none[WINDOW_STEPS_MAX];
+			struct window_steps steps = {
+				.n = n, .times = times, .values = value_of, .want = none,
+				.results = result_of,
+			};
+
+			cr_assert(window_set_move(&set, specs, &steps) == n);
+			i += n;
+			if (i < RECORDS && recs[i].t < start + span)
+				continue;
+		}
+		/* The bucket's end: every result against the naive one. */
+		cr_assert(window_set_boundary(&set, specs, (uint64_t)(start + span), result_of,
+		    0) == 0);
+		buckets++;
+		for (size_t s = 0; s < nspecs; s++) {
+			bool null, want_null;
+			double got = result_number(&results[s][0], &null);
+			double want = naive(specs[s].kind->name, &specs[s].window, recs, i,
+			    start + span, &want_null);
+
+			cr_assert(null == want_null && (null || fabs(got - want) < 1e-9),
+			    "%s, bucket %zu at %lld: got %g%s, want %g%s", texts[s], buckets,
+			    (long long)start, got, null ? " (null)" : "", want,
+			    want_null ? " (null)" : "");
+		}
+		/* The next bucket, or the next record's when no time window reaches it. */
+		start += span;
+		if (i < RECORDS && recs[i].t >= start + span &&
+		    (longest == 0 || recs[i - 1].t < start + span - longest))
+			start = recs[i].t - recs[i].t % span;
+	}
+	cr_assert(buckets > 20);
+	window_set_free(&set);
+}
+
+static const char *const mixed[] = {
+	"count@1m", "sum@1m", "max@30s", "median@5m", "mode@1m", "distinct@2m", "count@7",
+	"sum@1",
+};
+
+Test(window, boundary_equal_to_the_bucket)
+{
+	check_buckets(mixed, 2, 60000000000, 128, 1);
+}
+
+Test(window, boundary_mixed_windows_every_record)
+{
+	check_buckets(mixed, SPECS, 60000000000, 1, 2);
+}
+
+Test(window, boundary_mixed_windows_in_runs)
+{
+	check_buckets(mixed, SPECS, 60000000000, 128, 3);
+	check_buckets(mixed, SPECS, 10000000000, 37, 4);
+	check_buckets(mixed, SPECS, 1000000001, 5, 5);
+}
