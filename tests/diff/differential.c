@@ -2056,6 +2056,7 @@ evaluate(const struct tcase *c, struct expect *e)
 		 */
 		if (c->time_col && !have_time && (time_problem == P_BADTS ||
 		    (c->time_col > r->nf && r->nf > 0))) {
+			nproc = i;
 			e->stopped = true;
 			e->stopped_first = true;
 			e->stop_line = r->line;
