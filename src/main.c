@@ -6,6 +6,7 @@
  * parse_options, check_specs, run and report_status.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -16,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "agg.h"
 #include "mem.h"
 #include "numprint.h"
 #include "output.h"
@@ -55,6 +57,10 @@ struct settings {
 	bool quiet;				/* -q */
 	uint64_t min_count;			/* -m */
 	uint64_t hll_bits;			/* --hll-bits */
+	struct pipeline_input *inputs;		/* the FILE arguments, or standard input */
+	size_t input_count;
+	bool named_inputs;			/* FILE arguments were given: messages name
+						   the input */
 };
 
 static const struct option long_options[] = {
@@ -84,7 +90,7 @@ static const struct option long_options[] = {
 static void
 usage(FILE *stream)
 {
-	fputs("usage: swag [OPTION]... AGG[:COLUMN][@WINDOW]...\n", stream);
+	fputs("usage: swag [OPTION]... AGG[:COLUMN][@WINDOW]... [FILE]...\n", stream);
 }
 
 static void
@@ -422,29 +428,80 @@ hash_seed(void)
 }
 
 /*
- * Parses the aggregate specs, argv[0..argc), and checks them against the options, a
- * usage error stopping swag at the first that is wrong; then that -t and -g give
- * field numbers unless -H names the columns.  Completes settings->config with the specs,
- * which the caller frees.  Returns 0, or -1 when memory for them could not be had.
+ * The aggregates' names, from agg.c's table, ", "-separated, and the percentiles,
+ * for the messages about an unknown aggregate.  Returns a static buffer.
+ */
+static const char *
+aggregate_list(void)
+{
+	static char list[512];
+	size_t n = 0;
+	const char *name;
+
+	for (size_t i = 0; (name = agg_name(i)) != NULL; i++)
+		if (n + strlen(name) + 2 < sizeof(list))
+			n += (size_t)snprintf(list + n, sizeof(list) - n, "%s, ", name);
+	snprintf(list + n, sizeof(list) - n, "pN (p0 to p100)");
+	return list;
+}
+
+/*
+ * Checks a FILE argument that is no aggregate before it is opened: one that does not
+ * exist and whose name (before ':' and '@') is close to an aggregate's is a misspelt
+ * aggregate, a usage error with the nearest name (swag(1), FILES).
+ */
+static void
+check_misspelt(const char *arg)
+{
+	size_t len = strcspn(arg, ":@");
+	const char *nearest;
+
+	if (strcmp(arg, "-") == 0 || access(arg, F_OK) == 0 || errno != ENOENT ||
+	    (nearest = agg_suggest(arg, len)) == NULL)
+		return;
+	usage_error("unknown aggregate '%.*s' (and no file '%s'): did you mean '%s'?\n"
+	    "swag: the aggregates are %s", (int)len, arg, arg, nearest, aggregate_list());
+}
+
+/*
+ * Sorts the arguments after the options, argv[0..argc), into aggregate specs and FILE
+ * arguments (swag(1), DESCRIPTION: an argument is an aggregate when its name has an
+ * aggregate's shape) and checks the specs against the options, a usage error stopping
+ * swag at the first that is wrong; then that -t and -g give field numbers unless -H
+ * names the columns.  Completes settings->config with the specs, which the caller
+ * frees, and leaves the FILE arguments' indices in settings->inputs[].fd, to be opened.
+ * Returns 0, or -1 when memory for them could not be had.
  */
 static int
 check_specs(int argc, char *argv[], struct settings *settings)
 {
 	struct pipeline_config *config = &settings->config;
 	struct agg_spec *specs;
+	size_t spec_count = 0, files = 0;
 
 	if (argc == 0)
 		usage_error("no aggregate given");
 	if ((specs = mem_realloc(NULL, (size_t)argc * sizeof(*specs))) == NULL)
 		return -1;
+	if ((settings->inputs = mem_realloc(NULL, (size_t)argc * sizeof(*settings->inputs))) ==
+	    NULL) {
+		mem_free(specs);
+		return -1;
+	}
 	for (int i = 0; i < argc; i++) {
-		struct agg_spec *spec = &specs[i];
+		struct agg_spec *spec = &specs[spec_count];
 
 		switch (spec_parse(argv[i], spec)) {
 		case SPEC_OK:
 			break;
 		case SPEC_UNKNOWN_AGGREGATE:
-			usage_error("unknown aggregate in '%s'", argv[i]);
+			/* A FILE argument. */
+			settings->inputs[files].name = argv[i];
+			settings->inputs[files++].fd = i;
+			continue;
+		case SPEC_BAD_PERCENTILE:
+			usage_error("unknown aggregate in '%s': percentiles go from p0 to p100",
+			    argv[i]);
 		case SPEC_BAD_COLUMN:
 			usage_error("invalid column in '%s': a field number from 1", argv[i]);
 		case SPEC_BAD_WINDOW:
@@ -452,6 +509,7 @@ check_specs(int argc, char *argv[], struct settings *settings)
 			    "a duration such as 30s", argv[i],
 			    (unsigned long long)WINDOW_ROWS_MAX);
 		}
+		spec_count++;
 		if (spec->column_name != NULL && !config->header)
 			usage_error("column '%.*s' in '%s' is a name: names need -H (--header)",
 			    (int)spec->column_name_len, spec->column_name, argv[i]);
@@ -468,14 +526,67 @@ check_specs(int argc, char *argv[], struct settings *settings)
 		spec->params.hll_bits = (unsigned)settings->hll_bits;
 		spec->params.hash_seed = config->hash_seed;
 	}
+	for (size_t i = 0; i < files; i++)
+		check_misspelt(settings->inputs[i].name);
+	if (spec_count == 0)
+		usage_error("no aggregate given ('%s' is taken as a file); the aggregates are %s",
+		    settings->inputs[0].name, aggregate_list());
 	if ((config->time_column.name != NULL || config->group_column.name != NULL) &&
 	    !config->header)
 		usage_error("column '%s' of %s is a name: names need -H (--header)",
 		    config->time_column.name != NULL ? config->time_column.name :
 		    config->group_column.name, config->time_column.name != NULL ? "-t" : "-g");
 	config->specs = specs;
-	config->spec_count = (size_t)argc;
+	config->spec_count = spec_count;
+	settings->input_count = files;
 	return 0;
+}
+
+/*
+ * Opens the FILE arguments, all of them before the first is read: a missing one
+ * stops swag before it writes anything (a cron job gets the whole answer or an error,
+ * never a day's results without one of its files), and a log rotated while swag runs
+ * is still read whole through its descriptor.  "-" is standard input, and no FILE
+ * argument means standard input alone, named by no message.  A file that cannot be
+ * opened is an error naming it, exit status 3.
+ */
+static void
+open_inputs(struct settings *settings)
+{
+	static struct pipeline_input standard_input = { NULL, STDIN_FILENO };
+
+	if (settings->input_count == 0) {
+		mem_free(settings->inputs);
+		settings->inputs = &standard_input;
+		settings->input_count = 1;
+		return;
+	}
+	settings->named_inputs = true;
+	for (size_t i = 0; i < settings->input_count; i++) {
+		struct pipeline_input *input = &settings->inputs[i];
+
+		if (strcmp(input->name, "-") == 0) {
+			input->name = "standard input";
+			input->fd = STDIN_FILENO;
+			continue;
+		}
+		if ((input->fd = open(input->name, O_RDONLY | O_CLOEXEC)) < 0) {
+			warn_message("%s: %s", input->name, strerror(errno));
+			exit(EXIT_RESOURCE);
+		}
+	}
+}
+
+/* Closes the FILE arguments and frees their list. */
+static void
+close_inputs(struct settings *settings)
+{
+	if (!settings->named_inputs)
+		return;
+	for (size_t i = 0; i < settings->input_count; i++)
+		if (settings->inputs[i].fd != STDIN_FILENO)
+			(void)close(settings->inputs[i].fd);
+	mem_free(settings->inputs);
 }
 
 /*
@@ -527,25 +638,57 @@ end_by_signal(int signal_number)
 }
 
 /*
- * Runs the pipeline from standard input to standard output, SIGHUP, SIGINT and SIGTERM
+ * Runs the pipeline from the inputs to standard output, SIGHUP, SIGINT and SIGTERM
  * ending it at a record boundary, and flushes what it wrote.  Fills *report and
  * returns what ended the run, a write error when the output could not be finished.
  */
 static enum pipeline_status
-run(struct pipeline_config *config, struct pipeline_report *report)
+run(struct settings *settings, struct pipeline_report *report)
 {
 	static struct output out;
+	struct pipeline_config *config = &settings->config;
 	enum pipeline_status status;
 
 	config->stop = &stop_signal;
 	catch_signals();
 	output_init(&out, STDOUT_FILENO);
-	status = pipeline_run(config, STDIN_FILENO, &out, report);
+	status = pipeline_run(config, settings->inputs, settings->input_count, &out, report);
 	if (output_finish(&out) != 0 && status != PIPELINE_WRITE_ERROR) {
 		status = PIPELINE_WRITE_ERROR;
 		report->error_number = out.error;
 	}
 	return status;
+}
+
+/*
+ * Where a message is: "NAME: " for an input named by a FILE argument, else nothing
+ * (standard input alone).  Returns a static buffer, valid until the next call.
+ */
+static const char *
+input_prefix(const char *name)
+{
+	static char prefix[4096];
+
+	if (name == NULL)
+		return "";
+	snprintf(prefix, sizeof(prefix), "%s: ", name);
+	return prefix;
+}
+
+/*
+ * A column as the report gives it: its number, or one counted from the end as a
+ * negative number (pipeline.c's report_column).  Returns a static buffer.
+ */
+static const char *
+column_text(size_t column)
+{
+	static char text[24];
+
+	if (column > SIZE_MAX / 2)
+		snprintf(text, sizeof(text), "-%zu", (size_t)0 - column);
+	else
+		snprintf(text, sizeof(text), "%zu", column);
+	return text;
 }
 
 /* Writes one summary line per kind of bad input seen. */
@@ -577,10 +720,11 @@ report_problems(const struct pipeline_report *report)
 		const struct problem *p = &report->problems[words[i].kind];
 
 		if (p->count > 0)
-			warn_message("%llu %s (first: line %llu, column %zu)",
+			warn_message("%llu %s (first: %sline %llu, column %s)",
 			    (unsigned long long)p->count,
 			    p->count == 1 ? words[i].one : words[i].several,
-			    (unsigned long long)p->first_line, p->first_column);
+			    input_prefix(p->first_input), (unsigned long long)p->first_line,
+			    column_text(p->first_column));
 	}
 }
 
@@ -589,6 +733,7 @@ static void
 report_failure(const struct pipeline_report *r)
 {
 	char quoted[4 * PIPELINE_QUOTE_MAX + 8];	/* every byte may become \\xHH */
+	const char *where, *column;
 	size_t n = 0;
 
 	/* The field is shown with its unprintable bytes escaped, and cut when long. */
@@ -606,20 +751,22 @@ report_failure(const struct pipeline_report *r)
 	if (r->failed_text_cut)
 		n += (size_t)snprintf(quoted + n, sizeof(quoted) - n, "...");
 	quoted[n] = '\0';
+	where = input_prefix(r->failed_input);
+	column = column_text(r->failed_column);
 	if (r->failed_kind == PROBLEM_NOT_NUMBER)
-		warn_message("line %llu, column %zu: '%s' is not a number",
-		    (unsigned long long)r->failed_line, r->failed_column, quoted);
+		warn_message("%sline %llu, column %s: '%s' is not a number", where,
+		    (unsigned long long)r->failed_line, column, quoted);
 	else if (r->failed_kind == PROBLEM_BAD_TIMESTAMP)
-		warn_message("line %llu, column %zu: '%s' is not a timestamp%s",
-		    (unsigned long long)r->failed_line, r->failed_column, quoted,
+		warn_message("%sline %llu, column %s: '%s' is not a timestamp%s", where,
+		    (unsigned long long)r->failed_line, column, quoted,
 		    r->problems[PROBLEM_EPOCH_UNIT].count > 0 ?
 		    " (above 1e11 seconds: see --epoch-unit)" : "");
 	else if (r->failed_kind == PROBLEM_TIME_BACKWARDS)
-		warn_message("line %llu, column %zu: timestamp '%s' goes backwards",
-		    (unsigned long long)r->failed_line, r->failed_column, quoted);
+		warn_message("%sline %llu, column %s: timestamp '%s' goes backwards", where,
+		    (unsigned long long)r->failed_line, column, quoted);
 	else
-		warn_message("line %llu, column %zu: the record has only %zu field%s",
-		    (unsigned long long)r->failed_line, r->failed_column, r->failed_field_count,
+		warn_message("%sline %llu, column %s: the record has only %zu field%s", where,
+		    (unsigned long long)r->failed_line, column, r->failed_field_count,
 		    r->failed_field_count == 1 ? "" : "s");
 }
 
@@ -631,6 +778,7 @@ static int
 report_status(enum pipeline_status status, const struct pipeline_report *report, bool quiet)
 {
 	int exit_status = EXIT_OK;
+	const char *where = input_prefix(report->failed_input);
 
 	switch (status) {
 	case PIPELINE_OK:
@@ -640,29 +788,43 @@ report_status(enum pipeline_status status, const struct pipeline_report *report,
 		exit_status = EXIT_BAD_INPUT;
 		break;
 	case PIPELINE_MALFORMED_CSV:
-		warn_message("line %llu, column %zu: malformed CSV (a quote inside an unquoted "
-		    "field, or text after a closing quote)",
+		warn_message("%sline %llu, column %zu: malformed CSV (a quote inside an unquoted "
+		    "field, or text after a closing quote)", where,
 		    (unsigned long long)report->failed_line, report->failed_column);
 		exit_status = EXIT_BAD_INPUT;
 		break;
 	case PIPELINE_OPEN_QUOTE:
-		warn_message("line %llu, column %zu: a quoted field opened here is never "
-		    "closed", (unsigned long long)report->failed_line, report->failed_column);
+		warn_message("%sline %llu, column %zu: a quoted field opened here is never "
+		    "closed", where, (unsigned long long)report->failed_line,
+		    report->failed_column);
 		exit_status = EXIT_BAD_INPUT;
 		break;
 	case PIPELINE_UNKNOWN_COLUMN:
-		warn_message("unknown column '%.*s'; the header has: %s",
+		warn_message("%sunknown column '%.*s'; the header has: %s", where,
 		    (int)report->failed_column_name_len, report->failed_column_name,
 		    report->header_names != NULL ? report->header_names : "(out of memory)");
 		fputs("Try 'swag --help' for more information.\n", stderr);
 		exit_status = EXIT_USAGE;
 		break;
+	case PIPELINE_HEADER_MISMATCH:
+		warn_message("%sthe header differs from that of %s, which -a writes",
+		    where, report->first_input);
+		exit_status = EXIT_BAD_INPUT;
+		break;
 	case PIPELINE_UTF16:
-		warn_message("input is UTF-16");
+		warn_message("%sinput is UTF-16", where);
+		exit_status = EXIT_BAD_INPUT;
+		break;
+	case PIPELINE_GZIP_TRUNCATED:
+		warn_message("%sgzip data ends too soon (a truncated file?)", where);
+		exit_status = EXIT_BAD_INPUT;
+		break;
+	case PIPELINE_GZIP_CORRUPT:
+		warn_message("%sgzip data is corrupt", where);
 		exit_status = EXIT_BAD_INPUT;
 		break;
 	case PIPELINE_READ_ERROR:
-		warn_message("read error: %s", strerror(report->error_number));
+		warn_message("%sread error: %s", where, strerror(report->error_number));
 		exit_status = EXIT_RESOURCE;
 		break;
 	case PIPELINE_WRITE_ERROR:
@@ -702,9 +864,11 @@ main(int argc, char *argv[])
 		mem_free((void *)settings.config.na_texts);
 		return EXIT_RESOURCE;
 	}
+	open_inputs(&settings);
 
-	status = run(&settings.config, &report);
+	status = run(&settings, &report);
 	exit_status = report_status(status, &report, settings.quiet);
+	close_inputs(&settings);
 	mem_free(report.header_names);
 	mem_free(settings.config.specs);
 	mem_free((void *)settings.config.na_texts);
