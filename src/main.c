@@ -98,12 +98,15 @@ help(void)
 {
 	usage(stdout);
 	fputs(
-"Read numbers from standard input and write, for every input record, each\n"
-"aggregate over a sliding window of the last records.\n"
+"Read numbers from each FILE in turn (gzip-compressed or not; - or none:\n"
+"standard input) and write, for every input record, each aggregate over a\n"
+"sliding window of the last records.\n"
 "\n"
-"Aggregates: sum, avg (mean), count, min, max, var, stddev, median, pN\n"
-"(percentile N, e.g. p99 or p99.9), mode, distinct.\n"
-"  COLUMN  field number from 1 (default 1), or a header name with -H\n"
+"Aggregates, in any case: sum, avg (mean), count, min, max, var, stddev,\n"
+"median, pN (percentile N, e.g. p99 or p99.9), mode, distinct.\n"
+"Any other argument is a FILE (./avg for a file called avg).\n"
+"  COLUMN  field number from 1 (default 1), from the end from -1 (the last),\n"
+"          or a header name with -H\n"
 "  WINDOW  this aggregate's window: rows (100), or with -t a duration\n"
 "          (250ms, 30s, 1.5m, 2h, 1d); default: -w\n"
 "\n"
@@ -137,9 +140,10 @@ help(void)
 "  -h, --help                   show this help and exit\n"
 "  -V, --version                show the version and exit\n"
 "\n"
-"Examples: seq 1 10 | swag -w 4 sum\n"
-"          swag -c -H -w 500 avg:latency p99:latency distinct:client < requests.csv\n"
-"          swag -c -H -t ts -g host -w 5m p99:latency < requests.csv\n"
+"Examples: swag -w 1000 avg:-1 p99:-1 access.log.2.gz access.log.1 access.log\n"
+"          seq 1 10 | swag -w 4 sum\n"
+"          swag -c -H -w 500 avg:latency p99:latency distinct:client requests.csv\n"
+"          swag -c -H -t ts -g host -w 5m p99:latency requests.csv\n"
 "Exit status: 0 success, 1 bad input, 2 usage error, 3 I/O or resource error.\n"
 "See swag(1) for the details.\n", stdout);
 }
