@@ -551,15 +551,17 @@ check_specs(int argc, char *argv[], struct settings *settings)
  * stops swag before it writes anything (a cron job gets the whole answer or an error,
  * never a day's results without one of its files), and a log rotated while swag runs
  * is still read whole through its descriptor.  "-" is standard input, and no FILE
- * argument means standard input alone, named by no message.  A file that cannot be
- * opened is an error naming it, exit status 3.
+ * argument (or "-" alone) means standard input alone, named by no message.  A file
+ * that cannot be opened is an error naming it, exit status 3.
  */
 static void
 open_inputs(struct settings *settings)
 {
 	static struct pipeline_input standard_input = { NULL, STDIN_FILENO };
 
-	if (settings->input_count == 0) {
+	/* "-" alone is standard input alone, as no FILE argument is. */
+	if (settings->input_count == 0 || (settings->input_count == 1 &&
+	    strcmp(settings->inputs[0].name, "-") == 0)) {
 		mem_free(settings->inputs);
 		settings->inputs = &standard_input;
 		settings->input_count = 1;
