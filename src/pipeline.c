@@ -1040,9 +1040,8 @@ write_header_label(struct pipeline *p, const struct agg_spec *spec, const struct
 {
 	const char *name = NULL;
 	size_t name_len = 0, window_len = strlen(spec->text + spec->window_offset), len;
-	char number[24], *label;
-
 	size_t at = field_position(spec->column, spec->column_from_end, header->field_count);
+	char number[24], *label;
 
 	if (at <= header->field_count) {
 		name = header->fields[at - 1].text;
