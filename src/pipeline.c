@@ -105,6 +105,7 @@ struct pipeline {
 	size_t keep;			/* the fields a record keeps: max_column, or all */
 	bool from_end;			/* a column counts from the last field: every
 					   field is kept */
+	size_t split_room;		/* ... and split_line finds that many at once */
 	size_t time_column;		/* -t's field number, or 0 */
 	bool time_from_end;		/* ... counted from the last field */
 	size_t group_column;		/* -g's field number, or 0 */
@@ -648,7 +649,8 @@ stage_values_of(struct pipeline *p, size_t n, size_t column_count, bool from_end
 
 			v->has_text = v->has_number = false;
 			/* A compile-time false for commands without a column from the end. */
-			if (from_end && columns[i].from_end) {
+			if (from_end && (column_count == 1 ? columns[0].from_end :
+			    columns[i].from_end)) {
 				if (number > count) {
 					if (!short_counted) {
 						short_counted = true;
@@ -702,7 +704,8 @@ stage_values(struct pipeline *p, size_t n)
 static __attribute__((noinline)) size_t
 stage_values_from_end(struct pipeline *p, size_t n)
 {
-	return stage_values_of(p, n, p->column_count, true);
+	return p->column_count == 1 ? stage_values_of(p, n, 1, true) :
+	    stage_values_of(p, n, p->column_count, true);
 }
 
 /*
@@ -1290,10 +1293,14 @@ take_header(struct pipeline *p, const struct record *record)
 /*
  * Splits the lines bytes[0, len) (whole lines, each ending with an LF but maybe the
  * input's last), numbered on from *line_number, into records of the batch, running it
- * whenever it is full.  Returns PIPELINE_OK or what ends the run.
+ * whenever it is full.  With all (a compile-time constant: a column counted from the
+ * end, every field kept), split_line takes up to split_room fields in its one pass,
+ * and a line that fills them is split again a field at a time, the room doubling for
+ * the lines after.  Returns PIPELINE_OK or what ends the run.
  */
-static enum pipeline_status
-split_blank_lines(struct pipeline *p, const char *s, size_t len, uint64_t *line_number)
+PIPELINE_HOT enum pipeline_status
+split_blank_lines_of(struct pipeline *p, const char *s, size_t len, uint64_t *line_number,
+    bool all)
 {
 	const struct pipeline_config *config = p->config;
 	const char *end = s + len;
@@ -1322,20 +1329,29 @@ split_blank_lines(struct pipeline *p, const char *s, size_t len, uint64_t *line_
 			b->fields[used].text = line;
 			b->fields[used].len = n;
 			count = 1;
-		} else if (!p->one_by_one && !(config->skip_comments &&
-		    is_comment_at(line, end))) {
-			size_t kept;
+		} else if ((all ? !p->awaiting_header : !p->one_by_one) &&
+		    !(config->skip_comments && is_comment_at(line, end))) {
+			size_t kept, limit = all ? p->split_room : p->keep;
 
 			if (!b->fields_held && (b->field_len = used,
-			    batch_reserve(b, p->keep)) != 0)
+			    batch_reserve(b, limit)) != 0)
 				return PIPELINE_NO_MEMORY;
 			record->fields = b->fields + used;
-			newline = split_line(line, end, b->fields + used, p->keep, &kept);
+			newline = split_line(line, end, b->fields + used, limit, &kept);
 			s = newline + 1;
 			n = (size_t)(newline - line);
 			if (n > 0 && line[n - 1] == '\r')
 				n--;
 			count = (ptrdiff_t)kept;
+			if (all && kept == limit) {
+				/* Maybe more fields than room: all of them, one by one. */
+				b->field_len = used;
+				if ((count = split_blank_fields(b, line, n, (size_t)-1)) < 0)
+					return PIPELINE_NO_MEMORY;
+				record->fields = b->fields + used;
+				if ((size_t)count >= p->split_room && p->split_room < 4096)
+					p->split_room *= 2;
+			}
 		} else {
 			if ((newline = reader_find_newline(line, end)) == NULL)
 				newline = end;	/* the input's last line, without its LF */
@@ -1386,6 +1402,23 @@ split_blank_lines(struct pipeline *p, const char *s, size_t len, uint64_t *line_
 	b->field_len = used;
 	*line_number = number;
 	return PIPELINE_OK;
+}
+
+/* split_blank_lines_of for the commands that keep the fields up to the highest read. */
+static enum pipeline_status
+split_blank_lines(struct pipeline *p, const char *s, size_t len, uint64_t *line_number)
+{
+	return split_blank_lines_of(p, s, len, line_number, false);
+}
+
+/*
+ * split_blank_lines_of for the commands that keep every field (a column from the
+ * end), out of line, so that the others pay nothing for it.
+ */
+static __attribute__((noinline)) enum pipeline_status
+split_blank_lines_all(struct pipeline *p, const char *s, size_t len, uint64_t *line_number)
+{
+	return split_blank_lines_of(p, s, len, line_number, true);
 }
 
 /*
@@ -1493,7 +1526,8 @@ pipeline_loop(struct pipeline *p, struct reader *reader)
 	while ((rs = reader_next_lines(reader, &bytes, &len)) == READER_LINE) {
 		if (p->csv != NULL)
 			cs = csvread_feed(p->csv, bytes, len);
-		else if ((status = split_blank_lines(p, bytes, len, &line_number)) != PIPELINE_OK)
+		else if ((status = (p->from_end ? split_blank_lines_all(p, bytes, len,
+		    &line_number) : split_blank_lines(p, bytes, len, &line_number))) != PIPELINE_OK)
 			return status;
 		if (cs == CSVREAD_STOPPED)
 			return p->status;
@@ -1554,6 +1588,7 @@ pipeline_init(struct pipeline *p, const struct pipeline_config *config)
 	}
 	b->cap = BATCH_MAX;
 	p->keep = (size_t)-1;
+	p->split_room = 32;
 	if (mem_array_size(n, sizeof(*p->columns), &bytes) != 0 ||
 	    (p->columns = mem_realloc(NULL, bytes ? bytes : 1)) == NULL ||
 	    mem_array_size(n * BATCH_MAX, sizeof(*b->values), &bytes) != 0 ||
