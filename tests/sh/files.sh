@@ -133,6 +133,49 @@ expect_eq "csv -a, headers differ: message" "$(cat csv-append.err)" \
     "swag: c.csv: the header differs from that of a.csv, which -a writes"
 expect_eq "csv -a, headers differ: records before" "$(wc -l < csv-append.out)" 201
 
+# Any command over files cut at random lines gives what it gives over the whole
+# (only the windows, the keys, -s's counts and the newest timestamp carry on), each
+# part with the header under -H, one part compressed.
+awk 'BEGIN { srand(11); t = 1700000000; for (i = 0; i < 3000; i++) {
+	t += int(rand() * 3); v = rand() < 0.05 ? "-" : int(rand() * 10000) / 100
+	printf "%d k%d %s w%d\n", t, int(rand() * 9), v, int(rand() * 4) } }' > whole
+tr ' ' ',' < whole > whole.csv
+while IFS= read -r command; do
+	for cut in 1 2 3; do
+		a=$(( (cut * 7919) % 2900 + 1 )); b=$(( a + (cut * 104729) % (2999 - a) + 1 ))
+		case $command in
+		-c*) src=whole.csv; hdr='ts,key,v,word' ;;
+		*) src=whole; hdr='ts key v word' ;;
+		esac
+		for part in 1 2 3; do
+			case $part in 1) range="1,${a}p" ;; 2) range="$((a + 1)),${b}p" ;; 3) range="$((b + 1)),\$p" ;; esac
+			case $command in *-H*) echo "$hdr" ;; esac > "part$part"
+			sed -n "$range" "$src" >> "part$part"
+		done
+		gzip -c part2 > part2.gz
+		{ case $command in *-H*) echo "$hdr" ;; esac; cat "$src"; } > one
+		# shellcheck disable=SC2086
+		"$SWAG" -q $command part1 part2.gz part3 > split.out 2> split.err
+		split_status=$?
+		# shellcheck disable=SC2086
+		"$SWAG" -q $command < one > one.out 2> one.err
+		checks=$((checks + 1))
+		[ "$split_status" = 0 ] && [ -s one.out ] && cmp -s split.out one.out ||
+			fail "cut $cut: swag $command over three parts differs from the whole"
+	done
+done << 'EOF_COMMANDS'
+-w 50 sum:3 avg:3 count:3 median:3 mode:4 distinct:2
+-w 7 -s 5 -m 3 -p 2 max:3 min:3 stddev:3
+-g 2 -w 20 sum:3 p90:3 mode:4
+-t 1 -w 30s avg:3 count:3 distinct:2
+-t 1 -g 2 -w 1m sum:3 median:3
+-a -w 10 sum:3 var:3
+-c -H -w 40 avg:v mode:word
+-c -H -t ts -g key -w 45s sum:v count:word
+-c -H -a -g key -s 3 -w 5 max:v
+-H -t ts -w 10s p99:v count:key
+EOF_COMMANDS
+
 # A FIFO among the files, fed slowly: each of its results comes as its line does.
 mkfifo fifo
 printf '1\n2\n' > first
