@@ -473,7 +473,7 @@ check_misspelt(const char *arg)
  * aggregate's shape) and checks the specs against the options, a usage error stopping
  * swag at the first that is wrong; then that -t and -g give field numbers unless -H
  * names the columns.  Completes settings->config with the specs, which the caller
- * frees, and leaves the FILE arguments' indices in settings->inputs[].fd, to be opened.
+ * frees, and the FILE arguments in settings->inputs, to be opened (open_inputs).
  * Returns 0, or -1 when memory for them could not be had.
  */
 static int
@@ -501,7 +501,7 @@ check_specs(int argc, char *argv[], struct settings *settings)
 		case SPEC_UNKNOWN_AGGREGATE:
 			/* A FILE argument. */
 			settings->inputs[files].name = argv[i];
-			settings->inputs[files++].fd = i;
+			settings->inputs[files++].fd = -1;
 			continue;
 		case SPEC_BAD_PERCENTILE:
 			usage_error("unknown aggregate in '%s': percentiles go from p0 to p100",
