@@ -3,6 +3,7 @@
  */
 #include <stdbool.h>
 #include <string.h>
+#include <strings.h>
 
 #include "agg.h"
 #include "agg_distinct.h"
@@ -57,13 +58,93 @@ agg_lookup(const char *name, size_t len, struct agg_params *params)
 {
 	params->percentile = 0.0;
 	for (size_t i = 0; i < sizeof(agg_names) / sizeof(agg_names[0]); i++)
-		if (strlen(agg_names[i].name) == len && memcmp(agg_names[i].name, name, len) == 0) {
+		if (strlen(agg_names[i].name) == len &&
+		    strncasecmp(agg_names[i].name, name, len) == 0) {
 			if (agg_names[i].kind == &agg_quantile)
 				params->percentile = 0.5;
 			return agg_names[i].kind;
 		}
-	if (len > 1 && name[0] == 'p' && parse_percentile(name + 1, len - 1, &params->percentile))
+	if (len > 1 && (name[0] == 'p' || name[0] == 'P') &&
+	    parse_percentile(name + 1, len - 1, &params->percentile))
 		return &agg_quantile;
 	return NULL;
 }
 
+bool
+agg_is_name(const char *name, size_t len)
+{
+	struct agg_params params;
+
+	if (agg_lookup(name, len, &params) != NULL)
+		return true;
+	if (len < 2 || (name[0] != 'p' && name[0] != 'P'))
+		return false;
+	for (size_t i = 1; i < len; i++)
+		if (strchr("0123456789.+-", name[i]) == NULL || name[i] == '\0')
+			return false;
+	return true;
+}
+
+const char *
+agg_name(size_t i)
+{
+	return i < sizeof(agg_names) / sizeof(agg_names[0]) ? agg_names[i].name : NULL;
+}
+
+/* The lowest case of an ASCII letter, any other byte as it is. */
+static unsigned char
+lower(char c)
+{
+	return c >= 'A' && c <= 'Z' ? (unsigned char)(c - 'A' + 'a') : (unsigned char)c;
+}
+
+/*
+ * The edit distance of a[0, n) and b[0, m), without regard to case, counting a
+ * letter added, left out or changed, or two neighbours swapped, as one edit each
+ * (optimal string alignment); names longer than 31 bytes are far from any.
+ */
+static size_t
+edit_distance(const char *a, size_t n, const char *b, size_t m)
+{
+	size_t d[32][32];
+
+	if (n > 31 || m > 31)
+		return 32;
+	for (size_t i = 0; i <= n; i++)
+		d[i][0] = i;
+	for (size_t j = 0; j <= m; j++)
+		d[0][j] = j;
+	for (size_t i = 1; i <= n; i++)
+		for (size_t j = 1; j <= m; j++) {
+			size_t cost = lower(a[i - 1]) != lower(b[j - 1]);
+			size_t best = d[i - 1][j - 1] + cost;
+
+			if (d[i - 1][j] + 1 < best)
+				best = d[i - 1][j] + 1;
+			if (d[i][j - 1] + 1 < best)
+				best = d[i][j - 1] + 1;
+			if (i > 1 && j > 1 && lower(a[i - 1]) == lower(b[j - 2]) &&
+			    lower(a[i - 2]) == lower(b[j - 1]) && d[i - 2][j - 2] + 1 < best)
+				best = d[i - 2][j - 2] + 1;
+			d[i][j] = best;
+		}
+	return d[n][m];
+}
+
+const char *
+agg_suggest(const char *name, size_t len)
+{
+	const char *nearest = NULL;
+	size_t best = 3;
+
+	for (size_t i = 0; i < sizeof(agg_names) / sizeof(agg_names[0]); i++) {
+		size_t limit = strlen(agg_names[i].name) <= 4 ? 1 : 2;
+		size_t d = edit_distance(name, len, agg_names[i].name, strlen(agg_names[i].name));
+
+		if (d <= limit && d < best) {
+			best = d;
+			nearest = agg_names[i].name;
+		}
+	}
+	return nearest;
+}

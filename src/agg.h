@@ -149,11 +149,28 @@ agg_move_steps(struct agg *agg, const struct agg_move *m,
 }
 
 /*
- * Finds the aggregate called name (len bytes, not NUL-terminated) and fills *params
- * with what the name itself says (a percentile's N).  Returns the kind, or NULL when
- * no aggregate has that name.
+ * Finds the aggregate called name (len bytes, not NUL-terminated, read without regard
+ * to case: AVG, P99) and fills *params with what the name itself says (a percentile's
+ * N).  Returns the kind, or NULL when no aggregate has that name.
  */
 const struct agg_kind *agg_lookup(const char *name, size_t len, struct agg_params *params);
+
+/*
+ * True when name is shaped like an aggregate's: one of the names, or p followed by
+ * digits, points and signs (p99, p101, p-1: percentiles, right or wrong).  swag(1)'s
+ * DESCRIPTION: any other argument is a file.
+ */
+bool agg_is_name(const char *name, size_t len);
+
+/* The i-th aggregate name of the table, alphabetical, or NULL past its end. */
+const char *agg_name(size_t i);
+
+/*
+ * The aggregate name nearest to name, when it is near enough to be a misspelling
+ * (one edit for names of up to four letters, two for longer: a letter added, left
+ * out, changed, or two swapped), or NULL.
+ */
+const char *agg_suggest(const char *name, size_t len);
 
 /* The kinds of agg_monoid.c, on the two-stack engine. */
 extern const struct agg_kind agg_sum, agg_avg, agg_count, agg_var, agg_stddev;

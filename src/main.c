@@ -6,6 +6,7 @@
  * parse_options, check_specs, run and report_status.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -16,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "agg.h"
 #include "mem.h"
 #include "numprint.h"
 #include "output.h"
@@ -58,6 +60,10 @@ struct settings {
 	const char *step_text;			/* -s's argument */
 	uint64_t min_count;			/* -m */
 	uint64_t hll_bits;			/* --hll-bits */
+	struct pipeline_input *inputs;		/* the FILE arguments, or standard input */
+	size_t input_count;
+	bool named_inputs;			/* FILE arguments were given: messages name
+						   the input */
 };
 
 static const struct option long_options[] = {
@@ -88,7 +94,7 @@ static const struct option long_options[] = {
 static void
 usage(FILE *stream)
 {
-	fputs("usage: swag [OPTION]... AGG[:COLUMN][@WINDOW]...\n", stream);
+	fputs("usage: swag [OPTION]... AGG[:COLUMN][@WINDOW]... [FILE]...\n", stream);
 }
 
 static void
@@ -96,13 +102,16 @@ help(void)
 {
 	usage(stdout);
 	fputs(
-"Read numbers from standard input and write, for every input record, each\n"
-"aggregate over a sliding window of the last records; or with -t and -s 1m,\n"
-"one record per minute.\n"
+"Read numbers from each FILE in turn (gzip-compressed or not; - or none:\n"
+"standard input) and write, for every input record, each aggregate over a\n"
+"sliding window of the last records; or with -t and -s 1m, one record per\n"
+"minute.\n"
 "\n"
-"Aggregates: sum, avg (mean), count, min, max, var, stddev, median, pN\n"
-"(percentile N, e.g. p99 or p99.9), mode, distinct.\n"
-"  COLUMN  field number from 1 (default 1), or a header name with -H\n"
+"Aggregates, in any case: sum, avg (mean), count, min, max, var, stddev,\n"
+"median, pN (percentile N, e.g. p99 or p99.9), mode, distinct.\n"
+"Any other argument is a FILE (./avg for a file called avg).\n"
+"  COLUMN  field number from 1 (default 1), from the end from -1 (the last),\n"
+"          or a header name with -H\n"
 "  WINDOW  this aggregate's window: rows (100), or with -t a duration\n"
 "          (250ms, 30s, 1.5m, 5min, 1h30m, 1d, 1w; units w d h m s ms us ns,\n"
 "          also min and sec); default: -w\n"
@@ -148,11 +157,12 @@ help(void)
 "  -h, --help                   show this help and exit\n"
 "  -V, --version                show the version and exit\n"
 "\n"
-"Examples: swag -t 1 -s 1m p99:2 count:2 < latency.log      (per minute)\n"
+"Examples: swag -t 1 -s 1m p99:2 count:2 latency.log      (per minute)\n"
 "          tail -f access.log | swag -t 4 -s 1m count:10 p99:10\n"
+"          swag -w 1000 avg:-1 p99:-1 access.log.2.gz access.log.1 access.log\n"
 "          seq 1 10 | swag -w 4 sum\n"
-"          swag -c -H -w 500 avg:latency p99:latency distinct:client < requests.csv\n"
-"          swag -c -H -t ts -g host -w 5m p99:latency < requests.csv\n"
+"          swag -c -H -w 500 avg:latency p99:latency distinct:client requests.csv\n"
+"          swag -c -H -t ts -g host -w 5m p99:latency requests.csv\n"
 "Exit status: 0 success, 1 bad input, 2 usage error, 3 I/O or resource error.\n"
 "See swag(1) for the details.\n", stdout);
 }
@@ -478,29 +488,80 @@ hash_seed(void)
 }
 
 /*
- * Parses the aggregate specs, argv[0..argc), and checks them against the options, a
- * usage error stopping swag at the first that is wrong; then that -t and -g give
- * field numbers unless -H names the columns.  Completes settings->config with the specs,
- * which the caller frees.  Returns 0, or -1 when memory for them could not be had.
+ * The aggregates' names, from agg.c's table, ", "-separated, and the percentiles,
+ * for the messages about an unknown aggregate.  Returns a static buffer.
+ */
+static const char *
+aggregate_list(void)
+{
+	static char list[512];
+	size_t n = 0;
+	const char *name;
+
+	for (size_t i = 0; (name = agg_name(i)) != NULL; i++)
+		if (n + strlen(name) + 2 < sizeof(list))
+			n += (size_t)snprintf(list + n, sizeof(list) - n, "%s, ", name);
+	snprintf(list + n, sizeof(list) - n, "pN (p0 to p100)");
+	return list;
+}
+
+/*
+ * Checks a FILE argument that is no aggregate before it is opened: one that does not
+ * exist and whose name (before ':' and '@') is close to an aggregate's is a misspelt
+ * aggregate, a usage error with the nearest name (swag(1), FILES).
+ */
+static void
+check_misspelt(const char *arg)
+{
+	size_t len = strcspn(arg, ":@");
+	const char *nearest;
+
+	if (strcmp(arg, "-") == 0 || access(arg, F_OK) == 0 || errno != ENOENT ||
+	    (nearest = agg_suggest(arg, len)) == NULL)
+		return;
+	usage_error("unknown aggregate '%.*s' (and no file '%s'): did you mean '%s'?\n"
+	    "swag: the aggregates are %s", (int)len, arg, arg, nearest, aggregate_list());
+}
+
+/*
+ * Sorts the arguments after the options, argv[0..argc), into aggregate specs and FILE
+ * arguments (swag(1), DESCRIPTION: an argument is an aggregate when its name has an
+ * aggregate's shape) and checks the specs against the options, a usage error stopping
+ * swag at the first that is wrong; then that -t and -g give field numbers unless -H
+ * names the columns.  Completes settings->config with the specs, which the caller
+ * frees, and the FILE arguments in settings->inputs, to be opened (open_inputs).
+ * Returns 0, or -1 when memory for them could not be had.
  */
 static int
 check_specs(int argc, char *argv[], struct settings *settings)
 {
 	struct pipeline_config *config = &settings->config;
 	struct agg_spec *specs;
+	size_t spec_count = 0, files = 0;
 
 	if (argc == 0)
 		usage_error("no aggregate given");
 	if ((specs = mem_realloc(NULL, (size_t)argc * sizeof(*specs))) == NULL)
 		return -1;
+	if ((settings->inputs = mem_realloc(NULL, (size_t)argc * sizeof(*settings->inputs))) ==
+	    NULL) {
+		mem_free(specs);
+		return -1;
+	}
 	for (int i = 0; i < argc; i++) {
-		struct agg_spec *spec = &specs[i];
+		struct agg_spec *spec = &specs[spec_count];
 
 		switch (spec_parse(argv[i], spec)) {
 		case SPEC_OK:
 			break;
 		case SPEC_UNKNOWN_AGGREGATE:
-			usage_error("unknown aggregate in '%s'", argv[i]);
+			/* A FILE argument. */
+			settings->inputs[files].name = argv[i];
+			settings->inputs[files++].fd = -1;
+			continue;
+		case SPEC_BAD_PERCENTILE:
+			usage_error("unknown aggregate in '%s': percentiles go from p0 to p100",
+			    argv[i]);
 		case SPEC_BAD_COLUMN:
 			usage_error("invalid column in '%s': a field number from 1", argv[i]);
 		case SPEC_BAD_WINDOW:
@@ -508,6 +569,7 @@ check_specs(int argc, char *argv[], struct settings *settings)
 			    "a duration such as 30s", argv[i],
 			    (unsigned long long)WINDOW_ROWS_MAX);
 		}
+		spec_count++;
 		if (spec->column_name != NULL && !config->header)
 			usage_error("column '%.*s' in '%s' is a name: names need -H (--header)",
 			    (int)spec->column_name_len, spec->column_name, argv[i]);
@@ -524,14 +586,69 @@ check_specs(int argc, char *argv[], struct settings *settings)
 		spec->params.hll_bits = (unsigned)settings->hll_bits;
 		spec->params.hash_seed = config->hash_seed;
 	}
+	for (size_t i = 0; i < files; i++)
+		check_misspelt(settings->inputs[i].name);
+	if (spec_count == 0)
+		usage_error("no aggregate given ('%s' is taken as a file); the aggregates are %s",
+		    settings->inputs[0].name, aggregate_list());
 	if ((config->time_column.name != NULL || config->group_column.name != NULL) &&
 	    !config->header)
 		usage_error("column '%s' of %s is a name: names need -H (--header)",
 		    config->time_column.name != NULL ? config->time_column.name :
 		    config->group_column.name, config->time_column.name != NULL ? "-t" : "-g");
 	config->specs = specs;
-	config->spec_count = (size_t)argc;
+	config->spec_count = spec_count;
+	settings->input_count = files;
 	return 0;
+}
+
+/*
+ * Opens the FILE arguments, all of them before the first is read: a missing one
+ * stops swag before it writes anything (a cron job gets the whole answer or an error,
+ * never a day's results without one of its files), and a log rotated while swag runs
+ * is still read whole through its descriptor.  "-" is standard input, and no FILE
+ * argument (or "-" alone) means standard input alone, named by no message.  A file
+ * that cannot be opened is an error naming it, exit status 3.
+ */
+static void
+open_inputs(struct settings *settings)
+{
+	static struct pipeline_input standard_input = { NULL, STDIN_FILENO };
+
+	/* "-" alone is standard input alone, as no FILE argument is. */
+	if (settings->input_count == 0 || (settings->input_count == 1 &&
+	    strcmp(settings->inputs[0].name, "-") == 0)) {
+		mem_free(settings->inputs);
+		settings->inputs = &standard_input;
+		settings->input_count = 1;
+		return;
+	}
+	settings->named_inputs = true;
+	for (size_t i = 0; i < settings->input_count; i++) {
+		struct pipeline_input *input = &settings->inputs[i];
+
+		if (strcmp(input->name, "-") == 0) {
+			input->name = "standard input";
+			input->fd = STDIN_FILENO;
+			continue;
+		}
+		if ((input->fd = open(input->name, O_RDONLY | O_CLOEXEC)) < 0) {
+			warn_message("%s: %s", input->name, strerror(errno));
+			exit(EXIT_RESOURCE);
+		}
+	}
+}
+
+/* Closes the FILE arguments and frees their list. */
+static void
+close_inputs(struct settings *settings)
+{
+	if (!settings->named_inputs)
+		return;
+	for (size_t i = 0; i < settings->input_count; i++)
+		if (settings->inputs[i].fd != STDIN_FILENO)
+			(void)close(settings->inputs[i].fd);
+	mem_free(settings->inputs);
 }
 
 /*
@@ -583,20 +700,21 @@ end_by_signal(int signal_number)
 }
 
 /*
- * Runs the pipeline from standard input to standard output, SIGHUP, SIGINT and SIGTERM
+ * Runs the pipeline from the inputs to standard output, SIGHUP, SIGINT and SIGTERM
  * ending it at a record boundary, and flushes what it wrote.  Fills *report and
  * returns what ended the run, a write error when the output could not be finished.
  */
 static enum pipeline_status
-run(struct pipeline_config *config, struct pipeline_report *report)
+run(struct settings *settings, struct pipeline_report *report)
 {
 	static struct output out;
+	struct pipeline_config *config = &settings->config;
 	enum pipeline_status status;
 
 	config->stop = &stop_signal;
 	catch_signals();
 	output_init(&out, STDOUT_FILENO);
-	status = pipeline_run(config, STDIN_FILENO, &out, report);
+	status = pipeline_run(config, settings->inputs, settings->input_count, &out, report);
 	if (output_finish(&out) != 0 && status != PIPELINE_WRITE_ERROR) {
 		status = PIPELINE_WRITE_ERROR;
 		report->error_number = out.error;
@@ -614,6 +732,37 @@ epoch_unit_name(enum epoch_unit unit)
 	};
 
 	return names[unit];
+}
+
+/*
+ * Where a message is: "NAME: " for an input named by a FILE argument, else nothing
+ * (standard input alone).  Returns a static buffer, valid until the next call.
+ */
+static const char *
+input_prefix(const char *name)
+{
+	static char prefix[4096];
+
+	if (name == NULL)
+		return "";
+	snprintf(prefix, sizeof(prefix), "%s: ", name);
+	return prefix;
+}
+
+/*
+ * A column as the report gives it: its number, or one counted from the end as a
+ * negative number (pipeline.c's report_column).  Returns a static buffer.
+ */
+static const char *
+column_text(size_t column)
+{
+	static char text[24];
+
+	if (column > SIZE_MAX / 2)
+		snprintf(text, sizeof(text), "-%zu", (size_t)0 - column);
+	else
+		snprintf(text, sizeof(text), "%zu", column);
+	return text;
 }
 
 /* Writes one summary line per kind of bad input seen. */
@@ -642,10 +791,11 @@ report_problems(const struct pipeline_report *report)
 		const struct problem *q = &report->problems[words[i].kind];
 
 		if (q->count > 0)
-			warn_message("%llu %s (first: line %llu, column %zu)",
+			warn_message("%llu %s (first: %sline %llu, column %s)",
 			    (unsigned long long)q->count,
 			    q->count == 1 ? words[i].one : words[i].several,
-			    (unsigned long long)q->first_line, q->first_column);
+			    input_prefix(q->first_input), (unsigned long long)q->first_line,
+			    column_text(q->first_column));
 	}
 	if (p->count == 0)
 		return;
@@ -655,10 +805,10 @@ report_problems(const struct pipeline_report *report)
 	else
 		snprintf(unit_source, sizeof(unit_source), "--epoch-unit");
 	warn_message("%llu epoch timestamp%s above 1e11 seconds read in %s (%s), "
-	    "probably in another unit: see --epoch-unit (first: line %llu, column %zu)",
+	    "probably in another unit: see --epoch-unit (first: %sline %llu, column %s)",
 	    (unsigned long long)p->count, p->count == 1 ? " was" : "s were",
-	    epoch_unit_name(report->epoch_unit), unit_source,
-	    (unsigned long long)p->first_line, p->first_column);
+	    epoch_unit_name(report->epoch_unit), unit_source, input_prefix(p->first_input),
+	    (unsigned long long)p->first_line, column_text(p->first_column));
 }
 
 /* What follows the message of a first timestamp that cannot be read (swag(1), TIMESTAMPS). */
@@ -680,8 +830,8 @@ report_failure(const struct pipeline_report *r, bool first_timestamp)
 {
 	const char *before = first_timestamp ? " (and no timestamp came before it)" : "";
 	char hint[80] = "";
-
 	char quoted[4 * PIPELINE_QUOTE_MAX + 8];	/* every byte may become \\xHH */
+	const char *where, *column;
 	size_t n = 0;
 
 	/* The field is shown with its unprintable bytes escaped, and cut when long. */
@@ -702,18 +852,20 @@ report_failure(const struct pipeline_report *r, bool first_timestamp)
 	if (r->problems[PROBLEM_EPOCH_UNIT].count > 0)
 		snprintf(hint, sizeof(hint), " (above 1e11 seconds read in %s: see "
 		    "--epoch-unit)", epoch_unit_name(r->epoch_unit));
+	where = input_prefix(r->failed_input);
+	column = column_text(r->failed_column);
 	if (r->failed_kind == PROBLEM_NOT_NUMBER)
-		warn_message("line %llu, column %zu: '%s' is not a number",
-		    (unsigned long long)r->failed_line, r->failed_column, quoted);
+		warn_message("%sline %llu, column %s: '%s' is not a number", where,
+		    (unsigned long long)r->failed_line, column, quoted);
 	else if (r->failed_kind == PROBLEM_BAD_TIMESTAMP)
-		warn_message("line %llu, column %zu: '%s' is not a timestamp%s%s",
-		    (unsigned long long)r->failed_line, r->failed_column, quoted, hint, before);
+		warn_message("%sline %llu, column %s: '%s' is not a timestamp%s%s", where,
+		    (unsigned long long)r->failed_line, column, quoted, hint, before);
 	else if (r->failed_kind == PROBLEM_TIME_BACKWARDS)
-		warn_message("line %llu, column %zu: timestamp '%s' goes backwards",
-		    (unsigned long long)r->failed_line, r->failed_column, quoted);
+		warn_message("%sline %llu, column %s: timestamp '%s' goes backwards", where,
+		    (unsigned long long)r->failed_line, column, quoted);
 	else
-		warn_message("line %llu, column %zu: the record has only %zu field%s%s",
-		    (unsigned long long)r->failed_line, r->failed_column, r->failed_field_count,
+		warn_message("%sline %llu, column %s: the record has only %zu field%s%s", where,
+		    (unsigned long long)r->failed_line, column, r->failed_field_count,
 		    r->failed_field_count == 1 ? "" : "s", before);
 	if (first_timestamp)
 		fputs(timestamp_forms, stderr);
@@ -727,6 +879,7 @@ static int
 report_status(enum pipeline_status status, const struct pipeline_report *report, bool quiet)
 {
 	int exit_status = EXIT_OK;
+	const char *where = input_prefix(report->failed_input);
 
 	switch (status) {
 	case PIPELINE_OK:
@@ -737,29 +890,43 @@ report_status(enum pipeline_status status, const struct pipeline_report *report,
 		exit_status = EXIT_BAD_INPUT;
 		break;
 	case PIPELINE_MALFORMED_CSV:
-		warn_message("line %llu, column %zu: malformed CSV (a quote inside an unquoted "
-		    "field, or text after a closing quote)",
+		warn_message("%sline %llu, column %zu: malformed CSV (a quote inside an unquoted "
+		    "field, or text after a closing quote)", where,
 		    (unsigned long long)report->failed_line, report->failed_column);
 		exit_status = EXIT_BAD_INPUT;
 		break;
 	case PIPELINE_OPEN_QUOTE:
-		warn_message("line %llu, column %zu: a quoted field opened here is never "
-		    "closed", (unsigned long long)report->failed_line, report->failed_column);
+		warn_message("%sline %llu, column %zu: a quoted field opened here is never "
+		    "closed", where, (unsigned long long)report->failed_line,
+		    report->failed_column);
 		exit_status = EXIT_BAD_INPUT;
 		break;
 	case PIPELINE_UNKNOWN_COLUMN:
-		warn_message("unknown column '%.*s'; the header has: %s",
+		warn_message("%sunknown column '%.*s'; the header has: %s", where,
 		    (int)report->failed_column_name_len, report->failed_column_name,
 		    report->header_names != NULL ? report->header_names : "(out of memory)");
 		fputs("Try 'swag --help' for more information.\n", stderr);
 		exit_status = EXIT_USAGE;
 		break;
+	case PIPELINE_HEADER_MISMATCH:
+		warn_message("%sthe header differs from that of %s, which -a writes",
+		    where, report->first_input);
+		exit_status = EXIT_BAD_INPUT;
+		break;
 	case PIPELINE_UTF16:
-		warn_message("input is UTF-16");
+		warn_message("%sinput is UTF-16", where);
+		exit_status = EXIT_BAD_INPUT;
+		break;
+	case PIPELINE_GZIP_TRUNCATED:
+		warn_message("%sgzip data ends too soon (a truncated file?)", where);
+		exit_status = EXIT_BAD_INPUT;
+		break;
+	case PIPELINE_GZIP_CORRUPT:
+		warn_message("%sgzip data is corrupt", where);
 		exit_status = EXIT_BAD_INPUT;
 		break;
 	case PIPELINE_READ_ERROR:
-		warn_message("read error: %s", strerror(report->error_number));
+		warn_message("%sread error: %s", where, strerror(report->error_number));
 		exit_status = EXIT_RESOURCE;
 		break;
 	case PIPELINE_WRITE_ERROR:
@@ -800,9 +967,11 @@ main(int argc, char *argv[])
 		mem_free((void *)settings.config.na_texts);
 		return EXIT_RESOURCE;
 	}
+	open_inputs(&settings);
 
-	status = run(&settings.config, &report);
+	status = run(&settings, &report);
 	exit_status = report_status(status, &report, settings.quiet);
+	close_inputs(&settings);
 	mem_free(report.header_names);
 	mem_free(settings.config.specs);
 	mem_free((void *)settings.config.na_texts);

@@ -46,6 +46,7 @@
 /* One column that some aggregate reads. */
 struct column {
 	size_t number;			/* 1-based */
+	bool from_end;			/* number counts from the last field */
 	bool numeric;			/* a numeric aggregate reads it */
 };
 
@@ -133,8 +134,13 @@ struct pipeline {
 	size_t column_count;
 	size_t max_column;		/* the largest field number anything reads */
 	size_t keep;			/* the fields a record keeps: max_column, or all */
+	bool from_end;			/* a column counts from the last field: every
+					   field is kept */
+	size_t split_room;		/* ... and split_line finds that many at once */
 	size_t time_column;		/* -t's field number, or 0 */
+	bool time_from_end;		/* ... counted from the last field */
 	size_t group_column;		/* -g's field number, or 0 */
+	bool group_from_end;
 	struct group single;		/* the windows without -g */
 	struct keytable *groups;	/* with -g: key -> struct group */
 	struct group *oldest, *newest;	/* with -g: the groups, least recent first */
@@ -146,7 +152,17 @@ struct pipeline {
 					   else the one the first epoch read says */
 	bool epoch_unit_set;		/* --epoch-unit was given, or an epoch was read */
 	struct syslog_year syslog_year;	/* the year of syslog dates */
-	bool awaiting_header;		/* -H and no record read yet */
+	bool awaiting_header;		/* -H and no record of this input read yet */
+	bool one_by_one;		/* blank-separated lines are split a field at a
+					   time (split_blank_fields): awaiting the header,
+					   or keeping every field (a column from the end);
+					   else split_line finds up to keep in one pass */
+	const char *input_name;		/* the input being read (pipeline_input) */
+	bool header_written;		/* the output header is out (from the first input) */
+	const char *header_input;	/* the input it came from */
+	struct field *header;		/* with -a, the first input's header, to which */
+	size_t header_count;		/* every other input's must be equal: its fields */
+	char *header_text;		/* and their texts, owned */
 	bool quote_output;		/* delimited output: quote fields that need it */
 	bool quote_numbers;		/* ... even numbers: the delimiter may be in one */
 	bool shortest;			/* numbers print shortest: no -p */
@@ -241,6 +257,29 @@ is_na(uint64_t na_lengths, const struct pipeline_config *config, const char *tex
 	    is_na_text(config, text, len);
 }
 
+/*
+ * The position from 1 of column number in a record of count fields, counted from
+ * its last field when from_end (-1 the last, as awk's $NF); past count (SIZE_MAX)
+ * when the record is too short for it.
+ */
+static inline size_t
+field_position(size_t number, bool from_end, size_t count)
+{
+	if (!from_end)
+		return number;
+	return number <= count ? count + 1 - number : SIZE_MAX;
+}
+
+/*
+ * How a report names a column: its number, or for one counted from the end (where a
+ * short record has no position for it) its negative number, as (size_t)0 - number.
+ */
+static inline size_t
+report_column(size_t number, bool from_end)
+{
+	return from_end ? (size_t)0 - number : number;
+}
+
 /* Fills the report's failed_* with a problem that stops the run. */
 static void
 pipeline_fail(struct pipeline *p, enum problem_kind kind, uint64_t line, size_t column,
@@ -265,13 +304,14 @@ pipeline_fail(struct pipeline *p, enum problem_kind kind, uint64_t line, size_t 
  * Counts a problem at line/column, or, with --strict, records it as the fatal one.
  * Returns true when the run must stop.
  */
-static bool
+static __attribute__((noinline)) bool
 pipeline_problem(struct pipeline *p, enum problem_kind kind, uint64_t line, size_t column,
     const struct field *field, size_t field_count)
 {
 	struct problem *problem = &p->report->problems[kind];
 
 	if (problem->count++ == 0) {
+		problem->first_input = p->input_name;
 		problem->first_line = line;
 		problem->first_column = column;
 	}
@@ -447,9 +487,9 @@ write_input_record(struct pipeline *p, const struct record *record)
  */
 static bool
 no_first_timestamp(struct pipeline *p, enum problem_kind kind, const struct record *record,
-    const struct field *field)
+    size_t column, const struct field *field)
 {
-	pipeline_fail(p, kind, record->line, p->time_column, field, record->field_count);
+	pipeline_fail(p, kind, record->line, column, field, record->field_count);
 	p->status = PIPELINE_NO_TIMESTAMP;
 	return false;
 }
@@ -464,8 +504,8 @@ no_first_timestamp(struct pipeline *p, enum problem_kind kind, const struct reco
  * common record never comes here.
  */
 static __attribute__((noinline)) bool
-time_problem(struct pipeline *p, const struct record *record, const struct field *field,
-    size_t taken, const struct agg_value *v, bool ok, int64_t t)
+time_problem(struct pipeline *p, const struct record *record, size_t column,
+    const struct field *field, size_t taken, const struct agg_value *v, bool ok, int64_t t)
 {
 	struct field joined_field;
 	char joined[PIPELINE_QUOTE_MAX];
@@ -511,16 +551,17 @@ time_problem(struct pipeline *p, const struct record *record, const struct field
 			struct problem *hint = &p->report->problems[PROBLEM_EPOCH_UNIT];
 
 			if (hint->count++ == 0) {
+				hint->first_input = p->input_name;
 				hint->first_line = record->line;
-				hint->first_column = p->time_column;
+				hint->first_column = column;
 			}
 		}
 		if (!p->have_time)
-			return no_first_timestamp(p, PROBLEM_BAD_TIMESTAMP, record, field);
-		return !pipeline_problem(p, PROBLEM_BAD_TIMESTAMP, record->line, p->time_column,
+			return no_first_timestamp(p, PROBLEM_BAD_TIMESTAMP, record, column, field);
+		return !pipeline_problem(p, PROBLEM_BAD_TIMESTAMP, record->line, column,
 		    field, record->field_count);
 	}
-	return !pipeline_problem(p, PROBLEM_TIME_BACKWARDS, record->line, p->time_column,
+	return !pipeline_problem(p, PROBLEM_TIME_BACKWARDS, record->line, column,
 	    field, record->field_count);
 }
 
@@ -535,17 +576,20 @@ pipeline_read_time(struct pipeline *p, const struct record *record)
 	const struct field *field;
 	struct field trimmed;
 	struct agg_value v;
-	size_t taken, kept;
+	size_t taken, kept, column = p->time_column;
 	int64_t t = 0;
 	bool ok;
 
-	if (p->time_column > record->field_count) {
+	if (__builtin_expect(p->time_from_end, 0))
+		column = field_position(column, true, record->field_count);
+	if (column > record->field_count) {
 		/* A blank line is none of the timestamps' business; a short record first is. */
 		if (!p->have_time && record->field_count > 0)
-			return no_first_timestamp(p, PROBLEM_SHORT_RECORD, record, NULL);
+			return no_first_timestamp(p, PROBLEM_SHORT_RECORD, record,
+			    report_column(p->time_column, p->time_from_end), NULL);
 		return true;	/* counted with the record's other missing fields */
 	}
-	field = &record->fields[p->time_column - 1];
+	field = &record->fields[column - 1];
 	if (!field_value(p, field, &v))
 		return true;
 	if (p->csv == NULL) {
@@ -554,7 +598,7 @@ pipeline_read_time(struct pipeline *p, const struct record *record)
 		 * date, a time and a zone; a syslog date), as many as the record keeps.
 		 */
 		kept = record->field_count < p->keep ? record->field_count : p->keep;
-		ok = read_timestamp_fields(field, kept - (p->time_column - 1), p->epoch_unit,
+		ok = read_timestamp_fields(field, kept - (column - 1), p->epoch_unit,
 		    &p->syslog_year, &t, &taken);
 	} else {
 		trimmed.text = v.text;
@@ -566,7 +610,7 @@ pipeline_read_time(struct pipeline *p, const struct record *record)
 		p->time = t;
 		return true;
 	}
-	return time_problem(p, record, field, taken, &v, ok, t);
+	return time_problem(p, record, column, field, taken, &v, ok, t);
 }
 
 /* Frees a group and its windows. */
@@ -615,12 +659,13 @@ static struct group *
 pipeline_group(struct pipeline *p, const struct record *record)
 {
 	const char *key = "";
-	size_t len = 0;
+	size_t len = 0, column = field_position(p->group_column, p->group_from_end,
+	    record->field_count);
 	struct group *g;
 
-	if (p->group_column <= record->field_count) {
-		key = record->fields[p->group_column - 1].text;
-		len = record->fields[p->group_column - 1].len;
+	if (column <= record->field_count) {
+		key = record->fields[column - 1].text;
+		len = record->fields[column - 1].len;
 		/* A field split at blanks has none around it: the trimming is for delimited input. */
 		if (p->csv != NULL)
 			key = trim_blanks(key, len, &len);
@@ -670,7 +715,7 @@ pipeline_reclaim(struct pipeline *p)
  * read.  Returns n, or the record at which --strict stops the run.
  */
 PIPELINE_HOT size_t
-stage_values_of(struct pipeline *p, size_t n, size_t column_count)
+stage_values_of(struct pipeline *p, size_t n, size_t column_count, bool from_end)
 {
 	const struct pipeline_config *config = p->config;
 	const struct column *columns = p->columns;
@@ -699,6 +744,20 @@ stage_values_of(struct pipeline *p, size_t n, size_t column_count)
 			size_t len;
 
 			v->has_text = v->has_number = false;
+			/* A compile-time false for commands without a column from the end. */
+			if (from_end && (column_count == 1 ? columns[0].from_end :
+			    columns[i].from_end)) {
+				if (number > count) {
+					if (!short_counted) {
+						short_counted = true;
+						if (!short_record(p, b->rec[k].line,
+						    report_column(number, true), count))
+							return k;
+					}
+					continue;
+				}
+				number = count + 1 - number;
+			}
 			if (number > count) {
 				/* Counted once per record, however many columns it lacks. */
 				if (!short_counted) {
@@ -730,8 +789,19 @@ stage_values_of(struct pipeline *p, size_t n, size_t column_count)
 static size_t
 stage_values(struct pipeline *p, size_t n)
 {
-	return p->column_count == 1 ? stage_values_of(p, n, 1) :
-	    stage_values_of(p, n, p->column_count);
+	return p->column_count == 1 ? stage_values_of(p, n, 1, false) :
+	    stage_values_of(p, n, p->column_count, false);
+}
+
+/*
+ * stage_values with columns counted from the end, a loop of its own and out of line,
+ * so that the commands without one pay nothing for them.
+ */
+static __attribute__((noinline)) size_t
+stage_values_from_end(struct pipeline *p, size_t n)
+{
+	return p->column_count == 1 ? stage_values_of(p, n, 1, true) :
+	    stage_values_of(p, n, p->column_count, true);
 }
 
 /*
@@ -1321,7 +1391,7 @@ batch_run(struct pipeline *p)
 	b->text_len = 0;
 	if (n > 1)
 		memcpy(problems, p->report->problems, sizeof(problems));
-	read = stage_values(p, n);
+	read = p->from_end ? stage_values_from_end(p, n) : stage_values(p, n);
 	if (config->has_time)
 		read = stage_times(p, read);
 	if (read < n)
@@ -1336,7 +1406,8 @@ batch_run(struct pipeline *p)
 			memcpy(p->report->problems, problems, sizeof(problems));
 			p->have_time = had_time;
 			p->time = time;
-			(void)stage_values(p, done);
+			(void)(p->from_end ? stage_values_from_end(p, done) :
+			    stage_values(p, done));
 			if (config->has_time)
 				(void)stage_times(p, done);
 		}
@@ -1361,21 +1432,28 @@ pipeline_bind_columns(struct pipeline *p)
 	const struct pipeline_config *config = p->config;
 	struct batch *b = &p->batch;
 
+	p->column_count = 0;
+	p->max_column = 0;
+	p->from_end = p->time_from_end || p->group_from_end;
 	for (size_t i = 0; i < config->spec_count; i++) {
 		const struct agg_spec *spec = &config->specs[i];
 		size_t c = 0;
 
-		while (c < p->column_count && p->columns[c].number != spec->column)
+		while (c < p->column_count && (p->columns[c].number != spec->column ||
+		    p->columns[c].from_end != spec->column_from_end))
 			c++;
 		if (c == p->column_count) {
 			p->columns[c].number = spec->column;
+			p->columns[c].from_end = spec->column_from_end;
 			p->columns[c].numeric = false;
 			p->column_count++;
 		}
 		if (spec->kind->input == AGG_INPUT_NUMBER)
 			p->columns[c].numeric = true;
 		b->spec_values[i] = b->values + c * BATCH_MAX;
-		if (spec->column > p->max_column)
+		if (spec->column_from_end)
+			p->from_end = true;
+		else if (spec->column > p->max_column)
 			p->max_column = spec->column;
 	}
 	/* A timestamp may take the three fields after its own (a date, a time, a zone). */
@@ -1386,9 +1464,12 @@ pipeline_bind_columns(struct pipeline *p)
 		p->max_column = p->time_column;
 	if (p->group_column > p->max_column)
 		p->max_column = p->group_column;
-	/* -a writes a delimited record back from its fields, all of them. */
-	p->keep = config->append && config->input_delimiter != '\0' ? (size_t)-1 :
-	    p->max_column;
+	/*
+	 * -a writes a delimited record back from its fields, all of them; a column
+	 * counted from the end may be any of them.
+	 */
+	p->keep = (config->append && config->input_delimiter != '\0') || p->from_end ?
+	    (size_t)-1 : p->max_column;
 }
 
 /* Appends ", "-separated header names for the unknown-column message. */
@@ -1425,11 +1506,15 @@ write_header_label(struct pipeline *p, const struct agg_spec *spec, const struct
 {
 	const char *name = NULL;
 	size_t name_len = 0, window_len = strlen(spec->text + spec->window_offset), len;
+	size_t at = field_position(spec->column, spec->column_from_end, header->field_count);
 	char number[24], *label;
 
-	if (spec->column <= header->field_count) {
-		name = header->fields[spec->column - 1].text;
-		name_len = header->fields[spec->column - 1].len;
+	if (at <= header->field_count) {
+		name = header->fields[at - 1].text;
+		name_len = header->fields[at - 1].len;
+	} else if (spec->column_from_end) {
+		name = spec->column_text;
+		name_len = spec->column_text_len;
 	} else {
 		name = number;
 		name_len = format_uint(spec->column, number);
@@ -1448,19 +1533,36 @@ write_header_label(struct pipeline *p, const struct agg_spec *spec, const struct
 	return true;
 }
 
-/*
- * Finds the header field called name; stores its number in *number.  Returns false,
- * with the unknown-column report filled, when there is none.
- */
-static bool
-resolve_column(struct pipeline *p, const struct record *header, const char *name,
-    size_t len, size_t *number)
+/* Returns the number of the header field called name, or 0 when there is none. */
+static size_t
+header_field(const struct record *header, const char *name, size_t len)
 {
 	for (size_t c = 0; c < header->field_count; c++)
-		if (header->fields[c].len == len && memcmp(header->fields[c].text, name, len) == 0) {
-			*number = c + 1;
-			return true;
-		}
+		if (header->fields[c].len == len && memcmp(header->fields[c].text, name, len) == 0)
+			return c + 1;
+	return 0;
+}
+
+/*
+ * Finds the column that ref names in the header: a name must be there; a number is
+ * the header field of its text when there is one (a header "country,2019,2020"), else
+ * the field number it says (swag(1), DESCRIPTION).  Stores it in *number and
+ * *from_end.  Returns false, with the unknown-column report filled, when a name is
+ * not in the header.
+ */
+static bool
+resolve_column(struct pipeline *p, const struct record *header, const struct column_ref *ref,
+    size_t *number, bool *from_end)
+{
+	const char *name = ref->name != NULL ? ref->name : ref->text;
+	size_t len = ref->name != NULL ? ref->name_len : ref->text_len;
+	size_t c = name != NULL ? header_field(header, name, len) : 0;
+
+	if (c != 0 || ref->name == NULL) {
+		*number = c != 0 ? c : ref->number;
+		*from_end = c == 0 && ref->from_end;
+		return true;
+	}
 	p->report->failed_column_name = name;
 	p->report->failed_column_name_len = len;
 	p->report->header_names = join_header_names(header);
@@ -1468,12 +1570,57 @@ resolve_column(struct pipeline *p, const struct record *header, const char *name
 	return false;
 }
 
+/*
+ * Keeps the first input's header for -a, which writes it once: every other input's
+ * must be equal.  Returns false when memory is short.
+ */
+static bool
+keep_header(struct pipeline *p, const struct record *header)
+{
+	size_t bytes = 0, n = header->field_count, offset = 0;
+
+	for (size_t i = 0; i < n; i++)
+		bytes += header->fields[i].len;
+	if ((p->header = mem_realloc(NULL, (n ? n : 1) * sizeof(*p->header))) == NULL ||
+	    (p->header_text = mem_realloc(NULL, bytes ? bytes : 1)) == NULL)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		memcpy(p->header_text + offset, header->fields[i].text, header->fields[i].len);
+		p->header[i].text = p->header_text + offset;
+		p->header[i].len = header->fields[i].len;
+		offset += header->fields[i].len;
+	}
+	p->header_count = n;
+	return true;
+}
+
+/* True when header is the same as the first input's, field for field. */
+static bool
+same_header(const struct pipeline *p, const struct record *header)
+{
+	if (header->field_count != p->header_count)
+		return false;
+	for (size_t i = 0; i < p->header_count; i++)
+		if (header->fields[i].len != p->header[i].len ||
+		    memcmp(header->fields[i].text, p->header[i].text, p->header[i].len) != 0)
+			return false;
+	return true;
+}
+
 /* Writes a column's name for the output header: its header text, or its number. */
 static void
-write_column_name(struct pipeline *p, const struct record *header, size_t number)
+write_column_name(struct pipeline *p, const struct record *header, size_t number,
+    bool from_end)
 {
-	if (number <= header->field_count) {
-		write_text(p, header->fields[number - 1].text, header->fields[number - 1].len);
+	size_t at = field_position(number, from_end, header->field_count);
+
+	if (at <= header->field_count) {
+		write_text(p, header->fields[at - 1].text, header->fields[at - 1].len);
+	} else if (from_end) {
+		char *buf = output_reserve(p->out, 21);
+
+		buf[0] = '-';
+		output_commit(p->out, 1 + format_uint(number, buf + 1));
 	} else {
 		char *buf = output_reserve(p->out, 20);
 
@@ -1494,27 +1641,45 @@ pipeline_header(struct pipeline *p, const struct record *record)
 
 	for (size_t i = 0; i < config->spec_count; i++) {
 		struct agg_spec *spec = &config->specs[i];
+		struct column_ref ref;
 
-		if (spec->column_name != NULL && !resolve_column(p, record, spec->column_name,
-		    spec->column_name_len, &spec->column))
+		/* As written: a number the first input's header named may be a field here. */
+		if (spec->column_text != NULL && (column_parse(spec->column_text,
+		    spec->column_text_len, &ref) != 0 ||
+		    !resolve_column(p, record, &ref, &spec->column, &spec->column_from_end)))
 			return false;
 	}
-	if (config->time_column.name != NULL && !resolve_column(p, record,
-	    config->time_column.name, config->time_column.name_len, &p->time_column))
+	if (config->has_time && !resolve_column(p, record, &config->time_column,
+	    &p->time_column, &p->time_from_end))
 		return false;
-	if (config->group_column.name != NULL && !resolve_column(p, record,
-	    config->group_column.name, config->group_column.name_len, &p->group_column))
+	if (config->has_group && !resolve_column(p, record, &config->group_column,
+	    &p->group_column, &p->group_from_end))
 		return false;
 	pipeline_bind_columns(p);
+	if (p->header_written) {
+		/* Written once, from the first input; with -a every input's must match. */
+		if (config->append && !same_header(p, record)) {
+			p->report->first_input = p->header_input;
+			p->status = PIPELINE_HEADER_MISMATCH;
+			return false;
+		}
+		return true;
+	}
+	p->header_written = true;
+	p->header_input = p->input_name;
+	if (config->append && !keep_header(p, record)) {
+		p->status = PIPELINE_NO_MEMORY;
+		return false;
+	}
 	if (p->bucket.span > 0) {
-		write_column_name(p, record, p->time_column);
+		write_column_name(p, record, p->time_column, p->time_from_end);
 		output_byte(out, config->output_delimiter);
 	}
 	if (config->append) {
 		write_input_record(p, record);
 		output_byte(out, config->output_delimiter);
 	} else if (config->has_group) {
-		write_column_name(p, record, p->group_column);
+		write_column_name(p, record, p->group_column, p->group_from_end);
 		output_byte(out, config->output_delimiter);
 	}
 	for (size_t i = 0; i < config->spec_count; i++) {
@@ -1567,6 +1732,10 @@ reader_failure(struct pipeline *p, enum reader_status rs)
 		return p->status != PIPELINE_OK ? p->status : PIPELINE_WRITE_ERROR;
 	case READER_STOPPED:
 		return PIPELINE_STOPPED;
+	case READER_GZIP_TRUNCATED:
+		return PIPELINE_GZIP_TRUNCATED;
+	case READER_GZIP_CORRUPT:
+		return PIPELINE_GZIP_CORRUPT;
 	default:
 		return PIPELINE_OK;
 	}
@@ -1583,18 +1752,23 @@ take_header(struct pipeline *p, const struct record *record)
 	p->awaiting_header = false;
 	if (!pipeline_header(p, record))
 		return false;
+	p->one_by_one = p->keep == (size_t)-1;
 	if (p->csv != NULL)
-		csvread_keep(p->csv, p->max_column, p->config->append);
+		csvread_keep(p->csv, p->max_column, p->config->append || p->from_end);
 	return true;
 }
 
 /*
  * Splits the lines bytes[0, len) (whole lines, each ending with an LF but maybe the
  * input's last), numbered on from *line_number, into records of the batch, running it
- * whenever it is full.  Returns PIPELINE_OK or what ends the run.
+ * whenever it is full.  With all (a compile-time constant: a column counted from the
+ * end, every field kept), split_line takes up to split_room fields in its one pass,
+ * and a line that fills them is split again a field at a time, the room doubling for
+ * the lines after.  Returns PIPELINE_OK or what ends the run.
  */
-static enum pipeline_status
-split_blank_lines(struct pipeline *p, const char *s, size_t len, uint64_t *line_number)
+PIPELINE_HOT enum pipeline_status
+split_blank_lines_of(struct pipeline *p, const char *s, size_t len, uint64_t *line_number,
+    bool all)
 {
 	const struct pipeline_config *config = p->config;
 	const char *end = s + len;
@@ -1623,20 +1797,29 @@ split_blank_lines(struct pipeline *p, const char *s, size_t len, uint64_t *line_
 			b->fields[used].text = line;
 			b->fields[used].len = n;
 			count = 1;
-		} else if (!p->awaiting_header && !(config->skip_comments &&
-		    is_comment_at(line, end))) {
-			size_t kept;
+		} else if ((all ? !p->awaiting_header : !p->one_by_one) &&
+		    !(config->skip_comments && is_comment_at(line, end))) {
+			size_t kept, limit = all ? p->split_room : p->keep;
 
 			if (!b->fields_held && (b->field_len = used,
-			    batch_reserve(b, p->keep)) != 0)
+			    batch_reserve(b, limit)) != 0)
 				return PIPELINE_NO_MEMORY;
 			record->fields = b->fields + used;
-			newline = split_line(line, end, b->fields + used, p->keep, &kept);
+			newline = split_line(line, end, b->fields + used, limit, &kept);
 			s = newline + 1;
 			n = (size_t)(newline - line);
 			if (n > 0 && line[n - 1] == '\r')
 				n--;
 			count = (ptrdiff_t)kept;
+			if (all && kept == limit) {
+				/* Maybe more fields than room: all of them, one by one. */
+				b->field_len = used;
+				if ((count = split_blank_fields(b, line, n, (size_t)-1)) < 0)
+					return PIPELINE_NO_MEMORY;
+				record->fields = b->fields + used;
+				if ((size_t)count >= p->split_room && p->split_room < 4096)
+					p->split_room *= 2;
+			}
 		} else {
 			if ((newline = reader_find_newline(line, end)) == NULL)
 				newline = end;	/* the input's last line, without its LF */
@@ -1687,6 +1870,23 @@ split_blank_lines(struct pipeline *p, const char *s, size_t len, uint64_t *line_
 	b->field_len = used;
 	*line_number = number;
 	return PIPELINE_OK;
+}
+
+/* split_blank_lines_of for the commands that keep the fields up to the highest read. */
+static enum pipeline_status
+split_blank_lines(struct pipeline *p, const char *s, size_t len, uint64_t *line_number)
+{
+	return split_blank_lines_of(p, s, len, line_number, false);
+}
+
+/*
+ * split_blank_lines_of for the commands that keep every field (a column from the
+ * end), out of line, so that the others pay nothing for it.
+ */
+static __attribute__((noinline)) enum pipeline_status
+split_blank_lines_all(struct pipeline *p, const char *s, size_t len, uint64_t *line_number)
+{
+	return split_blank_lines_of(p, s, len, line_number, true);
 }
 
 /*
@@ -1794,7 +1994,8 @@ pipeline_loop(struct pipeline *p, struct reader *reader)
 	while ((rs = reader_next_lines(reader, &bytes, &len)) == READER_LINE) {
 		if (p->csv != NULL)
 			cs = csvread_feed(p->csv, bytes, len);
-		else if ((status = split_blank_lines(p, bytes, len, &line_number)) != PIPELINE_OK)
+		else if ((status = (p->from_end ? split_blank_lines_all(p, bytes, len,
+		    &line_number) : split_blank_lines(p, bytes, len, &line_number))) != PIPELINE_OK)
 			return status;
 		if (cs == CSVREAD_STOPPED)
 			return p->status;
@@ -1856,7 +2057,9 @@ pipeline_init(struct pipeline *p, const struct pipeline_config *config)
 		for (int64_t unit = NANOS_PER_SECOND; config->bucket % unit != 0; unit /= 1000)
 			bk->digits += 3;
 	}
+	p->time_from_end = config->has_time && config->time_column.from_end;
 	p->group_column = config->has_group ? config->group_column.number : 0;
+	p->group_from_end = config->has_group && config->group_column.from_end;
 	/*
 	 * Groups can be reclaimed when every window is a time window; with -s a key's
 	 * step count must survive, so they are kept.
@@ -1870,6 +2073,7 @@ pipeline_init(struct pipeline *p, const struct pipeline_config *config)
 	}
 	b->cap = BATCH_MAX;
 	p->keep = (size_t)-1;
+	p->split_room = 32;
 	if (mem_array_size(n, sizeof(*p->columns), &bytes) != 0 ||
 	    (p->columns = mem_realloc(NULL, bytes ? bytes : 1)) == NULL ||
 	    mem_array_size(n * BATCH_MAX, sizeof(*b->values), &bytes) != 0 ||
@@ -1888,32 +2092,57 @@ pipeline_init(struct pipeline *p, const struct pipeline_config *config)
 		b->spec_results[i] = b->results + i * BATCH_MAX;
 	for (size_t k = 0; k < BATCH_MAX; k++)
 		b->rec[k].in_input = true;
-	if (config->input_delimiter != '\0') {
-		struct csvread_options options = {
-			.delimiter = config->input_delimiter,
-			.strict = config->strict,
-			.skip_comments = config->skip_comments,
-			.keep_fields = (size_t)-1,
-			.keep_all = true,
-			.on_record = take_delimited_record,
-			.context = p,
-		};
-
-		if ((p->csv = csvread_create(&options)) == NULL)
-			return -1;
-	}
 	if (config->has_group) {
 		if ((p->groups = keytable_create(config->hash_seed)) == NULL)
 			return -1;
 	} else if (window_set_init(&p->single.windows, config->specs, n) != 0) {
 		return -1;
 	}
-	if (!config->header) {
+	if (!config->header)
 		pipeline_bind_columns(p);
-		if (p->csv != NULL)
-			csvread_keep(p->csv, p->max_column, config->append);
-	}
 	return 0;
+}
+
+/*
+ * Reads one input to its end, as an input of its own: a reader of its own (its
+ * byte-order mark, its compression, its last line), a delimited splitter of its own
+ * (its open quote), its header with -H, its lines numbered from 1.  Returns
+ * PIPELINE_OK or what ends the run.
+ */
+static enum pipeline_status
+pipeline_read_input(struct pipeline *p, int fd)
+{
+	const struct pipeline_config *config = p->config;
+	struct reader *reader;
+	enum pipeline_status status;
+
+	p->awaiting_header = config->header;
+	p->one_by_one = p->awaiting_header || p->keep == (size_t)-1;
+	if (config->input_delimiter != '\0') {
+		struct csvread_options options = {
+			.delimiter = config->input_delimiter,
+			.strict = config->strict,
+			.skip_comments = config->skip_comments,
+			.keep_fields = p->awaiting_header ? (size_t)-1 : p->max_column,
+			.keep_all = p->awaiting_header || config->append || p->from_end,
+			.on_record = take_delimited_record,
+			.context = p,
+		};
+
+		if ((p->csv = csvread_create(&options)) == NULL)
+			return PIPELINE_NO_MEMORY;
+	}
+	if ((reader = reader_create(fd, pipeline_idle, p->out, config->stop)) == NULL) {
+		status = PIPELINE_NO_MEMORY;
+	} else {
+		if (p->bucket.span > 0)
+			reader_set_timer(reader, bucket_timer, p);
+		status = pipeline_loop(p, reader);
+	}
+	reader_destroy(reader);
+	csvread_destroy(p->csv);
+	p->csv = NULL;
+	return status;
 }
 
 /* keytable_each's visitor: frees a group. */
@@ -1932,7 +2161,8 @@ pipeline_free(struct pipeline *p)
 		keytable_each(p->groups, free_group, NULL);
 		keytable_destroy(p->groups);
 	}
-	csvread_destroy(p->csv);
+	mem_free(p->header);
+	mem_free(p->header_text);
 	mem_free(p->columns);
 	mem_free(p->batch.fields);
 	mem_free(p->batch.texts);
@@ -1944,24 +2174,24 @@ pipeline_free(struct pipeline *p)
 }
 
 enum pipeline_status
-pipeline_run(const struct pipeline_config *config, int in_fd, struct output *out,
-    struct pipeline_report *report)
+pipeline_run(const struct pipeline_config *config, const struct pipeline_input *inputs,
+    size_t count, struct output *out, struct pipeline_report *report)
 {
 	struct pipeline p;
-	struct reader *reader = NULL;
-	enum pipeline_status status;
+	enum pipeline_status status = PIPELINE_OK;
 
 	memset(report, 0, sizeof(*report));
 	report->epoch_unit = config->epoch_unit;
-	if (pipeline_init(&p, config) != 0 ||
-	    (reader = reader_create(in_fd, pipeline_idle, out, config->stop)) == NULL) {
+	if (pipeline_init(&p, config) != 0) {
 		status = PIPELINE_NO_MEMORY;
 	} else {
 		p.out = out;
 		p.report = report;
-		if (p.bucket.span > 0)
-			reader_set_timer(reader, bucket_timer, &p);
-		status = pipeline_loop(&p, reader);
+		/* Only the windows and the keys carry on from one input to the next. */
+		for (size_t i = 0; i < count && status == PIPELINE_OK; i++) {
+			p.input_name = inputs[i].name;
+			status = pipeline_read_input(&p, inputs[i].fd);
+		}
 		/* Whatever ends the run, the records read yield their bucket (but where the
 		   windows or the output are broken). */
 		if (p.bucket.span > 0 && status != PIPELINE_NO_MEMORY &&
@@ -1976,7 +2206,8 @@ pipeline_run(const struct pipeline_config *config, int in_fd, struct output *out
 		status = PIPELINE_WRITE_ERROR;
 		report->error_number = out->error;
 	}
-	reader_destroy(reader);
+	if (status != PIPELINE_OK)
+		report->failed_input = p.input_name;
 	pipeline_free(&p);
 	return status;
 }

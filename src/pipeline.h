@@ -66,8 +66,18 @@ enum problem_kind {
 
 struct problem {
 	uint64_t count;
+	const char *first_input;	/* the input's name (pipeline_input), or NULL */
 	uint64_t first_line;
 	size_t first_column;
+};
+
+/*
+ * One input: a descriptor open for reading, and the name messages give it (the FILE
+ * argument), or NULL when standard input is the only input and messages name none.
+ */
+struct pipeline_input {
+	const char *name;
+	int fd;
 };
 
 enum pipeline_status {
@@ -79,6 +89,9 @@ enum pipeline_status {
 	PIPELINE_OPEN_QUOTE,	/* a quoted field opened at failed_line never closed */
 	PIPELINE_UTF16,		/* the input is UTF-16 */
 	PIPELINE_UNKNOWN_COLUMN, /* failed_column_name is no column of the header */
+	PIPELINE_HEADER_MISMATCH, /* with -a, an input's header is not the first's */
+	PIPELINE_GZIP_TRUNCATED, /* gzip input ends inside a member */
+	PIPELINE_GZIP_CORRUPT,	/* gzip input that zlib cannot inflate */
 	PIPELINE_READ_ERROR,	/* errno in error_number */
 	PIPELINE_WRITE_ERROR,	/* errno in error_number */
 	PIPELINE_NO_MEMORY,
@@ -90,6 +103,10 @@ enum pipeline_status {
 struct pipeline_report {
 	struct problem problems[PROBLEM_KINDS];
 	int error_number;
+	/* With any status but PIPELINE_OK: the input where the run ended (its name). */
+	const char *failed_input;
+	/* With PIPELINE_HEADER_MISMATCH: the name of the input whose header is written. */
+	const char *first_input;
 	/* With PIPELINE_BAD_INPUT: the problem, where, and the start of the field. */
 	enum problem_kind failed_kind;
 	uint64_t failed_line;
@@ -110,13 +127,17 @@ struct pipeline_report {
 };
 
 /*
- * Reads records from in_fd until its end, writing one result record per data record
- * (every config->step-th), or per bucket and key with config->bucket, to out, and
- * flushing out whenever the input would block.
- * Fills *report and returns what ended the run; results for every record before a
- * fatal problem have been handed to out, which the caller flushes.
+ * Reads records from inputs[0, count), each in turn to its end, writing one result
+ * record per data record (every config->step-th), or per bucket and key with
+ * config->bucket, to out, and flushing out whenever the input would block.  Each
+ * input is read as one of its own (its byte-order mark, gzip compression, last line,
+ * open quote, header, line numbers); only the windows and the keys carry on from one
+ * to the next (swag(1), FILES).  Fills *report and returns what ended the run;
+ * results for every record before a fatal problem have been handed to out, which the
+ * caller flushes.  The descriptors stay open.
  */
-enum pipeline_status pipeline_run(const struct pipeline_config *config, int in_fd,
-    struct output *out, struct pipeline_report *report);
+enum pipeline_status pipeline_run(const struct pipeline_config *config,
+    const struct pipeline_input *inputs, size_t count, struct output *out,
+    struct pipeline_report *report);
 
 #endif /* SWAG_PIPELINE_H */

@@ -2,9 +2,11 @@
  * reader.c: block reading of lines (see reader.h).
  */
 #include <errno.h>
+#include <limits.h>
 #include <poll.h>
 #include <string.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include "mem.h"
 #include "reader.h"
@@ -33,6 +35,10 @@ reader_create(int fd, int (*idle)(void *context), void *context,
 	r->started = false;
 	r->timer = NULL;
 	r->timer_context = NULL;
+	r->gz = NULL;
+	r->zbuf = NULL;
+	r->zcap = 0;
+	r->raw_eof = r->member_done = false;
 	return r;
 }
 
@@ -49,6 +55,11 @@ reader_destroy(struct reader *r)
 {
 	if (r == NULL)
 		return;
+	if (r->gz != NULL) {
+		inflateEnd(r->gz);
+		mem_free(r->gz);
+	}
+	mem_free(r->zbuf);
 	mem_free(r->buf);
 	mem_free(r);
 }
@@ -92,6 +103,141 @@ reader_wait(struct reader *r)
 }
 
 /*
+ * Reads up to cap bytes of r->fd into dst, as read(2) does, calling the idle hook
+ * first when the read would block.  Returns the bytes read (0 at the end of the
+ * input), or a negative reader_status.
+ */
+static ssize_t
+reader_read(struct reader *r, void *dst, size_t cap)
+{
+	ssize_t n;
+
+	if (r->idle != NULL && !reader_ready(r)) {
+		enum reader_status status;
+
+		if (r->idle(r->context) != 0)
+			return READER_IDLE_ERROR;
+		if (r->timer != NULL && (status = reader_wait(r)) != 0)
+			return status;
+	}
+	while ((n = read(r->fd, dst, cap)) < 0) {
+		if (errno == EAGAIN || errno == EWOULDBLOCK) {
+			/* Non-blocking input (the parent's choice): wait as a read would. */
+			struct pollfd p = { .fd = r->fd, .events = POLLIN };
+
+			if (poll(&p, 1, -1) < 0 && errno != EINTR)
+				return READER_READ_ERROR;
+		} else if (errno != EINTR) {
+			return READER_READ_ERROR;
+		}
+		if (r->stop != NULL && *r->stop)
+			return READER_STOPPED;
+	}
+	return n;
+}
+
+/* zlib's allocator: through mem_realloc, so that a fault-injection build reaches it. */
+static void *
+reader_zalloc(void *opaque, unsigned items, unsigned size)
+{
+	size_t bytes;
+
+	(void)opaque;
+	if (mem_array_size(items, size, &bytes) != 0)
+		return NULL;
+	return mem_realloc(NULL, bytes);
+}
+
+static void
+reader_zfree(void *opaque, void *p)
+{
+	(void)opaque;
+	mem_free(p);
+}
+
+/*
+ * Inflates gzip input into dst, up to cap bytes, reading compressed blocks as it
+ * needs them; a member that ends is followed by the next, if any.  Returns the bytes
+ * inflated, at least one, or 0 at the end of the last member, or a negative
+ * reader_status.
+ */
+static ssize_t
+reader_inflate(struct reader *r, char *dst, size_t cap)
+{
+	z_stream *z = r->gz;
+
+	for (;;) {
+		size_t made;
+		ssize_t n;
+		int ret;
+
+		if (z->avail_in == 0 && !r->raw_eof) {
+			if ((n = reader_read(r, r->zbuf, r->zcap)) < 0)
+				return n;
+			r->raw_eof = n == 0;
+			z->next_in = r->zbuf;
+			z->avail_in = (unsigned)n;
+			continue;
+		}
+		if (r->member_done) {
+			if (z->avail_in == 0)
+				return 0;	/* r->raw_eof: the last member has ended */
+			/* Concatenated members (cat a.gz b.gz): the next one's header. */
+			if (inflateReset(z) != Z_OK)
+				return READER_GZIP_CORRUPT;
+			r->member_done = false;
+		}
+		if (z->avail_in == 0)
+			return READER_GZIP_TRUNCATED;	/* r->raw_eof inside a member */
+		z->next_out = (unsigned char *)dst;
+		z->avail_out = (unsigned)(cap < UINT_MAX ? cap : UINT_MAX);
+		ret = inflate(z, Z_NO_FLUSH);
+		made = (size_t)((unsigned char *)z->next_out - (unsigned char *)dst);
+		if (ret == Z_STREAM_END)
+			r->member_done = true;
+		else if (ret == Z_MEM_ERROR)
+			return READER_NO_MEMORY;
+		else if (ret != Z_OK && ret != Z_BUF_ERROR)
+			return READER_GZIP_CORRUPT;
+		if (made > 0)
+			return (ssize_t)made;
+	}
+}
+
+/*
+ * Turns the reader to gzip input: the bytes read so far, buf[0, end), are the start
+ * of the compressed input.  Returns 0 or a negative reader_status.
+ */
+static enum reader_status
+reader_start_gzip(struct reader *r)
+{
+	size_t zcap = r->end > READER_BLOCK ? r->end : READER_BLOCK;
+
+	if ((r->gz = mem_realloc(NULL, sizeof(*r->gz))) == NULL)
+		return READER_NO_MEMORY;
+	memset(r->gz, 0, sizeof(*r->gz));
+	r->gz->zalloc = reader_zalloc;
+	r->gz->zfree = reader_zfree;
+	/* 16 + 15: a gzip header and trailer, the largest window. */
+	if (inflateInit2(r->gz, 16 + MAX_WBITS) != Z_OK) {
+		mem_free(r->gz);
+		r->gz = NULL;
+		return READER_NO_MEMORY;
+	}
+	if ((r->zbuf = mem_realloc(NULL, zcap)) == NULL)
+		return READER_NO_MEMORY;
+	r->zcap = zcap;
+	memcpy(r->zbuf, r->buf, r->end);
+	r->gz->next_in = r->zbuf;
+	r->gz->avail_in = (unsigned)r->end;
+	r->raw_eof = r->eof;
+	r->eof = false;
+	r->start = r->end = r->scanned = 0;
+	memset(r->buf, 0, READER_PAD);
+	return 0;
+}
+
+/*
  * Reads more input after what is buffered, first moving the unread part to the
  * front and growing the buffer when less than a block is free.  Returns 0 (r->eof
  * set at the end of input) or a negative reader_status.
@@ -117,27 +263,10 @@ reader_fill(struct reader *r)
 		r->buf = buf;
 		r->cap = cap;
 	}
-	if (r->idle != NULL && !reader_ready(r)) {
-		enum reader_status status;
-
-		if (r->idle(r->context) != 0)
-			return READER_IDLE_ERROR;
-		if (r->timer != NULL && (status = reader_wait(r)) != 0)
-			return status;
-	}
-	while ((n = read(r->fd, r->buf + r->end, r->cap - r->end)) < 0) {
-		if (errno == EAGAIN || errno == EWOULDBLOCK) {
-			/* Non-blocking input (the parent's choice): wait as a read would. */
-			struct pollfd p = { .fd = r->fd, .events = POLLIN };
-
-			if (poll(&p, 1, -1) < 0 && errno != EINTR)
-				return READER_READ_ERROR;
-		} else if (errno != EINTR) {
-			return READER_READ_ERROR;
-		}
-		if (r->stop != NULL && *r->stop)
-			return READER_STOPPED;
-	}
+	n = r->gz != NULL ? reader_inflate(r, r->buf + r->end, r->cap - r->end) :
+	    reader_read(r, r->buf + r->end, r->cap - r->end);
+	if (n < 0)
+		return (enum reader_status)n;
 	if (n == 0)
 		r->eof = true;
 	r->end += (size_t)n;
@@ -182,7 +311,19 @@ reader_start(struct reader *r)
 	return 0;
 }
 
-/* Reads the first bytes and looks at them (reader_start), once.  Returns 0 or an error. */
+/* True when the bytes read so far may be the start of gzip's magic bytes, 1f 8b. */
+static bool
+reader_maybe_gzip(const struct reader *r)
+{
+	return r->gz == NULL && r->end > 0 && (unsigned char)r->buf[0] == 0x1f &&
+	    (r->end == 1 || (unsigned char)r->buf[1] == 0x8b);
+}
+
+/*
+ * Reads the first bytes and looks at them, once: gzip's magic turns the reader to
+ * inflating, then the byte-order mark is looked for (reader_start).  Returns 0 or an
+ * error.
+ */
 static enum reader_status
 reader_begin(struct reader *r)
 {
@@ -191,6 +332,13 @@ reader_begin(struct reader *r)
 	if (r->started)
 		return 0;
 	if (r->end == 0 && (status = reader_fill(r)) != 0)
+		return status;
+	/* A pipe may deliver the two bytes one at a time. */
+	while (r->end < 2 && !r->eof && reader_maybe_gzip(r))
+		if ((status = reader_fill(r)) != 0)
+			return status;
+	if (r->end >= 2 && reader_maybe_gzip(r) &&
+	    ((status = reader_start_gzip(r)) != 0 || (status = reader_fill(r)) != 0))
 		return status;
 	return reader_start(r);
 }

@@ -10,6 +10,12 @@
  * unspecified), so that a scanner may load a word, or 16 bytes, at any position of a
  * line.
  *
+ * Input that starts with gzip's magic bytes (1f 8b) is inflated through zlib as it
+ * is read, compressed blocks of READER_BLOCK bytes at a time: concatenated members
+ * are read one after the other, and input that ends inside a member, or that zlib
+ * cannot inflate, is an error (swag(1), FILES).  The byte-order mark is looked for in
+ * the inflated bytes.
+ *
  * Before it would wait for input it calls the idle hook (swag flushes its output
  * there): a pipe that delivers a line now and then gets each result at once, while a
  * file or a fast pipe, always ready, is read without a pause.  A descriptor that its
@@ -35,8 +41,12 @@ enum reader_status {
 	READER_NO_MEMORY = -2,	/* a longer line did not fit in memory */
 	READER_UTF16 = -3,	/* the input starts with a UTF-16 byte-order mark */
 	READER_IDLE_ERROR = -4,	/* the idle hook failed */
-	READER_STOPPED = -5	/* a signal set the stop flag while input was awaited */
+	READER_STOPPED = -5,	/* a signal set the stop flag while input was awaited */
+	READER_GZIP_TRUNCATED = -6, /* gzip input ends inside a member */
+	READER_GZIP_CORRUPT = -7 /* gzip input that zlib cannot inflate */
 };
+
+struct z_stream_s;
 
 /* The reader's state.  Callers use the functions, never the fields. */
 struct reader {
@@ -53,6 +63,11 @@ struct reader {
 	bool started;		/* the byte-order mark has been looked for */
 	int (*timer)(void *context, bool timed_out, int *timeout_ms);	/* or NULL */
 	void *timer_context;
+	struct z_stream_s *gz;	/* gzip input: its inflater, else NULL */
+	unsigned char *zbuf;	/* the compressed bytes read, zcap of them */
+	size_t zcap;
+	bool raw_eof;		/* the compressed input has ended */
+	bool member_done;	/* a gzip member has ended: another may follow */
 };
 
 /*

@@ -52,11 +52,18 @@ column_parse(const char *text, size_t len, struct column_ref *column)
 	uint64_t number;
 
 	column->number = 0;
+	column->from_end = false;
 	column->name = NULL;
 	column->name_len = 0;
+	column->text = text;
+	column->text_len = len;
 	if (len == 0)
 		return -1;
-	if (!all_digits(text, len)) {
+	if (len > 1 && text[0] == '-' && all_digits(text + 1, len - 1)) {
+		column->from_end = true;
+		text++;
+		len--;
+	} else if (!all_digits(text, len)) {
 		column->name = text;
 		column->name_len = len;
 		return 0;
@@ -80,18 +87,25 @@ spec_parse(const char *text, struct agg_spec *spec)
 	spec->name_len = (size_t)(name_end - text);
 	spec->kind = agg_lookup(text, spec->name_len, &spec->params);
 	if (spec->kind == NULL)
-		return SPEC_UNKNOWN_AGGREGATE;
+		return agg_is_name(text, spec->name_len) ? SPEC_BAD_PERCENTILE :
+		    SPEC_UNKNOWN_AGGREGATE;
 	spec->column = 1;
+	spec->column_from_end = false;
 	spec->column_name = NULL;
 	spec->column_name_len = 0;
+	spec->column_text = NULL;
+	spec->column_text_len = 0;
 	if (colon != NULL) {
 		struct column_ref column;
 
 		if (column_parse(colon + 1, (size_t)(end - colon - 1), &column) != 0)
 			return SPEC_BAD_COLUMN;
 		spec->column = column.number;
+		spec->column_from_end = column.from_end;
 		spec->column_name = column.name;
 		spec->column_name_len = column.name_len;
+		spec->column_text = column.text;
+		spec->column_text_len = column.text_len;
 	}
 	spec->has_window = at != NULL;
 	spec->window_offset = at != NULL ? (size_t)(at - text) : len;

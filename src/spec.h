@@ -20,11 +20,18 @@ struct window_size {
 	int64_t nanos;		/* 0 for a row window */
 };
 
-/* A column as the user named it: a field number, or a header name. */
+/*
+ * A column as the user named it: a field number, counted from the first field or
+ * (from_end) from the last, or a header name.  With -H a number is a name too when
+ * the header has a field of that text (swag(1), DESCRIPTION): text keeps it.
+ */
 struct column_ref {
 	size_t number;		/* 1-based; 0 while a name waits for the header */
+	bool from_end;		/* number counts from the last field: -1 is the last */
 	const char *name;	/* NULL for a number */
 	size_t name_len;
+	const char *text;	/* the column as written, number or name */
+	size_t text_len;
 };
 
 /* One aggregate as the user asked for it. */
@@ -34,8 +41,11 @@ struct agg_spec {
 	const struct agg_kind *kind;
 	struct agg_params params;
 	size_t column;			/* 1-based field number, 0 while named */
+	bool column_from_end;		/* column counts from the last field */
 	const char *column_name;	/* a header name, or NULL for a number */
 	size_t column_name_len;
+	const char *column_text;	/* the column as written, or NULL when not given */
+	size_t column_text_len;
 	size_t window_offset;		/* text + window_offset is "@WINDOW", if given */
 	bool has_window;		/* @WINDOW was given */
 	struct window_size window;
@@ -43,7 +53,9 @@ struct agg_spec {
 
 enum spec_status {
 	SPEC_OK,
-	SPEC_UNKNOWN_AGGREGATE,	/* the name before ':' and '@' is no aggregate */
+	SPEC_UNKNOWN_AGGREGATE,	/* the name before ':' and '@' is not shaped like an
+				   aggregate's: the argument is a file */
+	SPEC_BAD_PERCENTILE,	/* p followed by a number that is no percentile (p101) */
 	SPEC_BAD_COLUMN,	/* the text after ':' is empty, or a number out of range */
 	SPEC_BAD_WINDOW		/* the text after the last '@' is not a window */
 };
@@ -51,8 +63,8 @@ enum spec_status {
 /*
  * Parses text, AGG[:COLUMN][@WINDOW], split at its first ':' and its last '@', into
  * *spec (which keeps pointers into text).  A COLUMN of digits only is a field
- * number; any other is a header name, left for the caller to look up.  Returns
- * SPEC_OK or what is wrong.
+ * number, a minus and digits one counted from the end; any other is a header name,
+ * left for the caller to look up.  Returns SPEC_OK or what is wrong.
  */
 enum spec_status spec_parse(const char *text, struct agg_spec *spec);
 
@@ -64,8 +76,9 @@ enum spec_status spec_parse(const char *text, struct agg_spec *spec);
 int window_parse(const char *text, size_t len, struct window_size *window);
 
 /*
- * Parses a column: all digits make a field number from 1, anything else a header
- * name.  Returns 0, or -1 for an empty text or a number out of range.
+ * Parses a column: all digits make a field number from 1, a minus and digits one
+ * counted from the last field (-1 the last), anything else a header name.  Returns 0,
+ * or -1 for an empty text or a number out of range.
  */
 int column_parse(const char *text, size_t len, struct column_ref *column);
 

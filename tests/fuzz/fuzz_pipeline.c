@@ -2,8 +2,9 @@
  * fuzz_pipeline.c: libFuzzer harness for the whole pipeline, bytes in to results out
  * (src/pipeline.c and everything it calls), configured as main.c configures it.
  *
- * The first 7 bytes choose the configuration; the rest is standard input, handed to
- * pipeline_run through a memfd, with the output going to another memfd.
+ * The first 7 bytes choose the configuration; the rest is the input, handed to
+ * pipeline_run through a memfd, with the output going to another memfd; a byte 1c at
+ * the start of a line cuts it into two inputs, two FILE arguments (second_input).
  *
  *   byte 0   bit 0 delimited input (else blank-separated), 1 -H, 2 -a, 3 -g, 4 -t,
  *            5 --strict, 6 -C, 7 -s
@@ -52,7 +53,24 @@ static const char *const durations[8] = {
 };
 static const char *const column_names[4] = { "a", "b", "c", "d" };
 
-static int in_fd = -1, out_fd = -1;
+static int in_fd = -1, in2_fd = -1, out_fd = -1;
+
+/*
+ * Where the input is cut into two inputs: at a byte 1c (the file separator) that
+ * starts a line, when the second part starts as no byte-order mark or gzip member
+ * does and no header is read (one in each file would count twice); then the two
+ * inputs give the records of the input without that byte (swag(1), FILES).  Returns
+ * the separator's position, or size for one input.
+ */
+static size_t
+second_input(const uint8_t *data, size_t size, bool header)
+{
+	for (size_t i = 0; i < size && !header; i++)
+		if (data[i] == 0x1c && (i == 0 || data[i - 1] == '\n'))
+			return i + 1 < size && (data[i + 1] == 0xef || data[i + 1] == 0xfe ||
+			    data[i + 1] == 0xff || data[i + 1] == 0x1f) ? size : i;
+	return size;
+}
 static struct output out;
 
 static void
@@ -343,6 +361,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct window_size default_window;
 	struct pipeline_config config = { 0 };
 	struct pipeline_report report;
+	struct pipeline_input inputs[2];
+	uint8_t *joined = NULL;
+	size_t cut;
 	enum pipeline_status status;
 	unsigned kinds[3], columns[3];
 	bool names;
@@ -351,8 +372,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (in_fd < 0) {
 		in_fd = memfd_create("fuzz-input", 0);
+		in2_fd = memfd_create("fuzz-input-2", 0);
 		out_fd = memfd_create("fuzz-output", 0);
-		if (in_fd < 0 || out_fd < 0)
+		if (in_fd < 0 || in2_fd < 0 || out_fd < 0)
 			abort();
 	}
 	if (size < 7)
@@ -441,12 +463,29 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	data += 7;
 	size -= 7;
 
-	if (ftruncate(in_fd, 0) != 0 || ftruncate(out_fd, 0) != 0 ||
-	    (size > 0 && pwrite(in_fd, data, size, 0) != (ssize_t)size) ||
-	    lseek(in_fd, 0, SEEK_SET) != 0 || lseek(out_fd, 0, SEEK_SET) != 0)
+	cut = second_input(data, size, config.header);
+	if (ftruncate(in_fd, 0) != 0 || ftruncate(in2_fd, 0) != 0 || ftruncate(out_fd, 0) != 0 ||
+	    (cut > 0 && pwrite(in_fd, data, cut, 0) != (ssize_t)cut) ||
+	    (cut + 1 < size && pwrite(in2_fd, data + cut + 1, size - cut - 1, 0) !=
+	    (ssize_t)(size - cut - 1)) ||
+	    lseek(in_fd, 0, SEEK_SET) != 0 || lseek(in2_fd, 0, SEEK_SET) != 0 ||
+	    lseek(out_fd, 0, SEEK_SET) != 0)
 		abort();
 	output_init(&out, out_fd);
-	status = pipeline_run(&config, in_fd, &out, &report);
+	inputs[0].name = "first";
+	inputs[0].fd = in_fd;
+	inputs[1].name = "second";
+	inputs[1].fd = in2_fd;
+	status = pipeline_run(&config, inputs, cut < size ? 2 : 1, &out, &report);
+	if (cut < size) {
+		/* The checks below read the input as one: without the separator. */
+		if ((joined = malloc(size)) == NULL)
+			abort();
+		memcpy(joined, data, cut);
+		memcpy(joined + cut, data + cut + 1, size - cut - 1);
+		data = joined;
+		size--;
+	}
 	if (output_finish(&out) != 0)
 		fail("cannot write to the output memfd");
 	mem_free(report.header_names);
@@ -459,6 +498,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	case PIPELINE_OPEN_QUOTE:
 	case PIPELINE_UTF16:
 	case PIPELINE_UNKNOWN_COLUMN:
+	case PIPELINE_GZIP_TRUNCATED:	/* an input that starts with gzip's magic */
+	case PIPELINE_GZIP_CORRUPT:
 		break;
 	case PIPELINE_READ_ERROR:
 	case PIPELINE_WRITE_ERROR:
@@ -487,8 +528,10 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	    report.problems[PROBLEM_TIME_BACKWARDS].count > 0)
 		fail("--strict met a problem but did not stop for it");
 
-	if (status == PIPELINE_UTF16 || status == PIPELINE_UNKNOWN_COLUMN)
+	if (status == PIPELINE_UTF16 || status == PIPELINE_UNKNOWN_COLUMN) {
+		free(joined);
 		return 0;
+	}
 	output_len = read_output(&output);
 	if (config.input_delimiter == '\0')
 		check_blank_separated(&config, (const char *)data, size, output, output_len,
@@ -498,5 +541,6 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		check_delimited(&config, (const char *)data, size, output, output_len,
 		    status == PIPELINE_OK);
 	free(output);
+	free(joined);
 	return 0;
 }

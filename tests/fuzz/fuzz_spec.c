@@ -11,7 +11,8 @@
  *     text that its first ':' and last '@' delimit, a percentile is within [0, 1];
  *   - a window is either rows, 1 to WINDOW_ROWS_MAX, or a positive duration, and rows
  *     exactly when the text is all digits;
- *   - a column is a field number from 1 to SIZE_MAX / 2 when all digits, else a name;
+ *   - a column is a field number from 1 to SIZE_MAX / 2 when all digits, or a minus
+ *     and digits (counted from the end), else a name;
  *   - a count is from 1 to its maximum.
  */
 #include <stdbool.h>
@@ -94,6 +95,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char *text = malloc(size + 1), *raw = malloc(size ? size : 1);
 	struct window_size window;
 	struct column_ref column;
+	bool from_end;
 	uint64_t count, max;
 
 	if (text == NULL || raw == NULL)
@@ -105,12 +107,16 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (window_parse(raw, size, &window) == 0)
 		check_window(&window, all_digits(raw, size), raw, size);
+	/* A minus and digits count from the last field. */
+	from_end = size > 1 && raw[0] == '-' && all_digits(raw + 1, size - 1);
 	if (column_parse(raw, size, &column) == 0) {
-		if (all_digits(raw, size) ? column.name != NULL || column.number < 1 ||
+		if (column.text != raw || column.text_len != size || column.from_end != from_end)
+			fail("bad column text", raw, size);
+		if (all_digits(raw, size) || from_end ? column.name != NULL || column.number < 1 ||
 		    column.number > SIZE_MAX / 2 : column.name != raw || column.name_len != size ||
 		    column.number != 0)
 			fail("bad column", raw, size);
-	} else if (size > 0 && !all_digits(raw, size)) {
+	} else if (size > 0 && !all_digits(raw, size) && !from_end) {
 		fail("a name was refused", raw, size);
 	}
 	/* The maximum from the first byte: small ones test the bound, 0 the extreme. */

@@ -32,7 +32,7 @@ expect_eq "read error message" "$(cat "$TMP/err")" "swag: read error: Is a direc
 # --help and --version go to standard output with status 0, and fail on a full disk.
 "$SWAG" --help > "$TMP/help"
 expect_eq "--help status" "$?" 0
-expect_eq "--help synopsis" "$(head -n 1 "$TMP/help")" "usage: swag [OPTION]... AGG[:COLUMN][@WINDOW]..."
+expect_eq "--help synopsis" "$(head -n 1 "$TMP/help")" "usage: swag [OPTION]... AGG[:COLUMN][@WINDOW]... [FILE]..."
 "$SWAG" --version > "$TMP/version"
 expect_eq "--version status" "$?" 0
 expect_eq "--version" "$(cut -d ' ' -f 1 "$TMP/version")" swag

@@ -4,6 +4,7 @@
 #include <criterion/criterion.h>
 #include <string.h>
 
+#include "agg_quantile.h"
 #include "spec.h"
 
 Test(spec, name_only)
@@ -58,13 +59,21 @@ Test(spec, errors)
 
 	cr_assert_eq(spec_parse("", &spec), SPEC_UNKNOWN_AGGREGATE);
 	cr_assert_eq(spec_parse("medain", &spec), SPEC_UNKNOWN_AGGREGATE);
-	cr_assert_eq(spec_parse("p100.5", &spec), SPEC_UNKNOWN_AGGREGATE);
-	cr_assert_eq(spec_parse("p-1", &spec), SPEC_UNKNOWN_AGGREGATE);
+	/* p and a number is a percentile, right or wrong; anything else is a file. */
+	cr_assert_eq(spec_parse("p100.5", &spec), SPEC_BAD_PERCENTILE);
+	cr_assert_eq(spec_parse("p101", &spec), SPEC_BAD_PERCENTILE);
+	cr_assert_eq(spec_parse("P101:2", &spec), SPEC_BAD_PERCENTILE);
+	cr_assert_eq(spec_parse("p-1", &spec), SPEC_BAD_PERCENTILE);
 	cr_assert_eq(spec_parse("p", &spec), SPEC_UNKNOWN_AGGREGATE);
-	cr_assert_eq(spec_parse("p.5", &spec), SPEC_UNKNOWN_AGGREGATE);
+	cr_assert_eq(spec_parse("p.5", &spec), SPEC_BAD_PERCENTILE);
 	cr_assert_eq(spec_parse("p1e1", &spec), SPEC_UNKNOWN_AGGREGATE);
-	cr_assert_eq(spec_parse("Avg", &spec), SPEC_UNKNOWN_AGGREGATE);
+	cr_assert_eq(spec_parse("p99.txt", &spec), SPEC_UNKNOWN_AGGREGATE);
+	cr_assert_eq(spec_parse("./avg", &spec), SPEC_UNKNOWN_AGGREGATE);
+	cr_assert_eq(spec_parse("avg.csv", &spec), SPEC_UNKNOWN_AGGREGATE);
 	cr_assert_eq(spec_parse(":2", &spec), SPEC_UNKNOWN_AGGREGATE);
+	cr_assert_eq(spec_parse("avg:-0", &spec), SPEC_BAD_COLUMN);
+	cr_assert_eq(spec_parse("avg:-", &spec), SPEC_OK);	/* a name */
+	cr_assert_eq(spec.column_name_len, 1);
 	cr_assert_eq(spec_parse("avg:", &spec), SPEC_BAD_COLUMN);
 	cr_assert_eq(spec_parse("avg:0", &spec), SPEC_BAD_COLUMN);
 	cr_assert_eq(spec_parse("avg:99999999999999999999999", &spec), SPEC_BAD_COLUMN);
@@ -76,6 +85,72 @@ Test(spec, errors)
 	cr_assert_eq(spec_parse("avg@ 5", &spec), SPEC_BAD_WINDOW);
 	cr_assert_eq(spec_parse("avg:2@3@4", &spec), SPEC_OK);	/* the last @ splits: a name */
 	cr_assert_eq(spec.column_name_len, 3);
+}
+
+/* Names are read without regard to case (swag(1), AGGREGATES). */
+Test(spec, case_insensitive)
+{
+	struct agg_spec spec;
+
+	cr_assert_eq(spec_parse("AVG", &spec), SPEC_OK);
+	cr_assert_eq(spec.kind, &agg_avg);
+	cr_assert_eq(spec_parse("Avg:2", &spec), SPEC_OK);
+	cr_assert_eq(spec.kind, &agg_avg);
+	cr_assert_eq(spec_parse("P99", &spec), SPEC_OK);
+	cr_assert_eq(spec.kind, &agg_quantile);
+	cr_assert_float_eq(spec.params.percentile, 0.99, 1e-12);
+	cr_assert_eq(spec_parse("MEDIAN", &spec), SPEC_OK);
+	cr_assert_float_eq(spec.params.percentile, 0.5, 1e-12);
+	cr_assert_eq(spec_parse("StdDev@5", &spec), SPEC_OK);
+	cr_assert_eq(spec.kind, &agg_stddev);
+}
+
+/* -N counts from the last field, as awk's $(NF-N+1) (swag(1), DESCRIPTION). */
+Test(spec, columns_from_end)
+{
+	struct agg_spec spec;
+	struct column_ref ref;
+
+	cr_assert_eq(spec_parse("sum:-1", &spec), SPEC_OK);
+	cr_assert_null(spec.column_name);
+	cr_assert(spec.column_from_end);
+	cr_assert_eq(spec.column, 1);
+	cr_assert_eq(spec_parse("sum:-12@3", &spec), SPEC_OK);
+	cr_assert(spec.column_from_end);
+	cr_assert_eq(spec.column, 12);
+	cr_assert_eq(spec.column_text_len, 3);
+	cr_assert_eq(spec_parse("sum:12", &spec), SPEC_OK);
+	cr_assert(!spec.column_from_end);
+	cr_assert_eq(spec_parse("sum", &spec), SPEC_OK);
+	cr_assert(!spec.column_from_end);
+	cr_assert_null(spec.column_text);
+	cr_assert_eq(column_parse("-3", 2, &ref), 0);
+	cr_assert(ref.from_end);
+	cr_assert_eq(ref.number, 3);
+	cr_assert_eq(column_parse("-0", 2, &ref), -1);
+	cr_assert_eq(column_parse("--1", 3, &ref), 0);	/* a name */
+	cr_assert_not_null(ref.name);
+}
+
+/* The suggestion for a misspelt name reads the aggregates' table. */
+Test(spec, suggestions)
+{
+	cr_assert_str_eq(agg_suggest("stdev", 5), "stddev");
+	cr_assert_str_eq(agg_suggest("STDEV", 5), "stddev");
+	cr_assert_str_eq(agg_suggest("medain", 6), "median");
+	cr_assert_str_eq(agg_suggest("avgg", 4), "avg");
+	cr_assert_str_eq(agg_suggest("mena", 4), "mean");
+	cr_assert_str_eq(agg_suggest("distinc", 7), "distinct");
+	cr_assert_null(agg_suggest("total", 5));
+	cr_assert_null(agg_suggest("nums.txt", 8));
+	cr_assert_null(agg_suggest("ab", 2));
+	cr_assert(agg_is_name("p101", 4));
+	cr_assert(agg_is_name("Sum", 3));
+	cr_assert(!agg_is_name("p99x", 4));
+	cr_assert(!agg_is_name("sums", 4));
+	cr_assert_str_eq(agg_name(0), "avg");
+	for (size_t i = 0; agg_name(i) != NULL; i++)
+		cr_assert(agg_is_name(agg_name(i), strlen(agg_name(i))));
 }
 
 /* A header name is anything but digits, and may hold ':' and '@' itself. */
@@ -92,8 +167,6 @@ Test(spec, column_names)
 	cr_assert_eq(spec.column_name_len, 5);
 	cr_assert(memcmp(spec.column_name, "a:b@c", 5) == 0);
 	cr_assert_eq(spec.window.rows, 10);
-	cr_assert_eq(spec_parse("sum:-1", &spec), SPEC_OK);
-	cr_assert_eq(spec.column_name_len, 2);
 	cr_assert_eq(spec_parse("sum:12x", &spec), SPEC_OK);
 	cr_assert_eq(spec.column_name_len, 3);
 	cr_assert_eq(spec_parse("sum:12", &spec), SPEC_OK);
