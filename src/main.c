@@ -464,6 +464,11 @@ check_specs(int argc, char *argv[], struct settings *settings)
 		if (spec->window.nanos > 0 && !config->has_time)
 			usage_error("window of '%s' is a duration: durations need -t (--time)",
 			    argv[i]);
+		if (spec->kind == &agg_rate && !config->has_time)
+			usage_error("'%s' is a rate per second: rate needs -t (--time)", argv[i]);
+		if (spec->kind == &agg_ewma && spec->window.rows == WINDOW_ROWS_ALL)
+			usage_error("'%s': ewma needs a span (rows) or a half-life (a duration), "
+			    "not all", argv[i]);
 		spec->params.min_count = settings->min_count;
 		spec->params.hll_bits = (unsigned)settings->hll_bits;
 		spec->params.hash_seed = config->hash_seed;

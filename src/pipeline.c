@@ -1379,10 +1379,12 @@ pipeline_init(struct pipeline *p, const struct pipeline_config *config)
 	 */
 	p->reclaim = config->has_group && config->step == 1;
 	for (size_t i = 0; i < n; i++) {
-		if (config->specs[i].window.nanos == 0)
+		int64_t reach = window_reach(&config->specs[i]);
+
+		if (reach == 0)
 			p->reclaim = false;
-		else if (config->specs[i].window.nanos > p->longest)
-			p->longest = config->specs[i].window.nanos;
+		else if (reach > p->longest)
+			p->longest = reach;
 	}
 	b->cap = BATCH_MAX;
 	p->keep = (size_t)-1;
