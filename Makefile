@@ -32,7 +32,7 @@ SOURCES = src/agg.c src/agg_distinct.c src/agg_ends.c src/agg_ewma.c src/agg_min
 	src/timestamp.c src/window.c
 OBJECTS = $(SOURCES:src/%.c=$(BUILD)/%.o)
 UNIT_TESTS = twostack agg numparse numprint spec csvread keytable mode quantile split \
-	distinct timestamp ring hashtable
+	distinct timestamp ring hashtable ewma
 UNIT_BINARIES = $(UNIT_TESTS:%=$(BUILD)/test_%)
 
 all: $(BIN)
