@@ -9,8 +9,11 @@
  * ewm(halflife=D, times=t).mean(): the value t - t' nanoseconds old weighs 2^-(t-t')/D.
  * The result is Σ w·x / Σ w over the numbers seen, null before the first (or below
  * -m's count of numbers seen).  The window's evictions are ignored: a time window's D
- * is the half-life, not an extent (under -g, pipeline.c forgets a key 64 half-lives
- * after its last record, when its history weighs 2^-64 of a new value).
+ * is the half-life, not an extent.  But a record that comes 64 half-lives or more
+ * after the one before it, when the history weighs 2^-64 of a new value or less,
+ * starts afresh, as if the window had just been made: so under -g, where pipeline.c
+ * forgets a key once its windows' reach has passed (window_reach), the results are
+ * the same whether the key was forgotten or not, however the input was batched.
  *
  * Accuracy.  Both sums are kept as double-doubles (hi + lo, the rounding errors of
  * each product and sum carried exactly by fma and TwoSum), so that the error of the
@@ -57,7 +60,8 @@ struct ewma_window {
 	double decay;		/* rows: c, the weight of a value one record old */
 	int64_t halflife;	/* time: D in nanoseconds; 0 for rows */
 	int64_t reference;	/* time: a weight is 2^((t - reference)/D) */
-	bool started;		/* time: reference is set */
+	bool started;		/* time: reference and last are set */
+	int64_t last;		/* time: the last record's timestamp */
 	uint64_t pending;	/* rows: records since the last number, not yet aged */
 	double sum_hi, sum_lo;	/* Σ w·x·2^-scale of the finite numbers */
 	double weight_hi, weight_lo;	/* Σ w over every number, finite or not */
@@ -193,6 +197,16 @@ ewma_time_weight(struct ewma_window *w, int64_t t)
 	return exp2((double)since / (double)w->halflife);
 }
 
+/* Forgets the history: the window is as ewma_create made it. */
+static __attribute__((noinline, cold)) void
+ewma_forget(struct ewma_window *w)
+{
+	struct ewma_window fresh = { .header = w->header, .decay = w->decay,
+	    .halflife = w->halflife };
+
+	*w = fresh;
+}
+
 AGG_INLINE int
 ewma_push(struct agg *agg, const struct agg_value *value, int64_t time)
 {
@@ -209,9 +223,17 @@ ewma_push(struct agg *agg, const struct agg_value *value, int64_t time)
 			ewma_age(w, w->decay);
 		w->pending = 0;
 	} else {
-		if (!value->has_number)
+		if (w->started && (uint64_t)time - (uint64_t)w->last >=
+		    (w->halflife > INT64_MAX / 64 ? (uint64_t)INT64_MAX :
+		    (uint64_t)w->halflife * 64))
+			ewma_forget(w);
+		if (!value->has_number) {
+			if (w->started)
+				w->last = time;
 			return 0;
+		}
 		wt = ewma_time_weight(w, time);
+		w->last = time;
 	}
 	w->n++;
 	dd_add(&w->weight_hi, &w->weight_lo, wt);

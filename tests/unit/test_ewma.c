@@ -80,11 +80,19 @@ pandas_mean(const struct history *h, double c, int64_t halflife, quad *exact,
 	 * which leaves the mean as it was (pandas keeps it), even where they age the
 	 * weights to 0 (span 1).
 	 */
+	size_t from = 0;
+
 	while (at > 0 && !h->present[at - 1])
 		at--;
 	if (at-- == 0)
 		return false;
-	for (size_t i = 0; i <= at; i++) {
+	/* swag(1): a record 64 half-lives after the one before starts afresh. */
+	for (size_t i = 1; halflife != 0 && i < h->n; i++)
+		if (h->time[i] - h->time[i - 1] >= 64 * halflife)
+			from = i;
+	if (from > at)
+		return false;
+	for (size_t i = from; i <= at; i++) {
 		quad w;
 
 		if (!h->present[i])
@@ -387,3 +395,39 @@ batches(uint64_t span, int64_t halflife, unsigned seed)
 
 Test(ewma, batches_rows) { batches(30, 0, 5); }
 Test(ewma, batches_time) { batches(0, 2000000000, 6); }
+
+/*
+ * A record 64 half-lives or more after the one before it starts afresh (what -g's
+ * forgetting of the key gives), one a nanosecond sooner does not; a record without a
+ * number counts as a record.
+ */
+Test(ewma, forgets_after_64_half_lives)
+{
+	const int64_t d = 1000000000;
+	static const double values[] = { 1e30, 1 }, with_missing[] = { 1e30, NAN, 1 };
+	int64_t times[3] = { 0, 64 * d - 1, 0 };
+	double got[3];
+	struct agg *agg = ewma_make(0, d, 0);
+
+	/* 1e30 weighs 2^-(64 - 1e-9) of 1: about 5.4e10 in the mean. */
+	push_all(agg, values, times, 2, got);
+	cr_assert(got[1] > 5e10 && got[1] < 6e10, "%g", got[1]);
+	agg->kind->destroy(agg);
+	agg = ewma_make(0, d, 0);
+	times[1] = 64 * d;
+	push_all(agg, values, times, 2, got);
+	cr_assert_eq(got[1], 1);
+	agg->kind->destroy(agg);
+	/* A record without a number 40 half-lives in: 1e30 weighs 2^-80, about 8.3e5. */
+	agg = ewma_make(0, d, 0);
+	times[1] = 40 * d;
+	times[2] = 80 * d;
+	push_all(agg, with_missing, times, 3, got);
+	cr_assert(got[2] > 8e5 && got[2] < 9e5, "%g", got[2]);
+	agg->kind->destroy(agg);
+	agg = ewma_make(0, d, 0);
+	times[1] = 80 * d;
+	push_all(agg, values, times, 2, got);
+	cr_assert_eq(got[1], 1);
+	agg->kind->destroy(agg);
+}
