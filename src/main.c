@@ -213,15 +213,15 @@ option_column(const char *option, const char *text)
 	return column;
 }
 
-/* Parses -w's argument: a row count or a duration; a usage error otherwise. */
+/* Parses -w's argument: a row count, a duration or all; a usage error otherwise. */
 static struct window_size
 option_window(const char *text)
 {
 	struct window_size window;
 
 	if (window_parse(text, strlen(text), &window) != 0)
-		usage_error("invalid window '%s': a row count from 1 to %llu, or a "
-		    "duration such as 30s", text, (unsigned long long)WINDOW_ROWS_MAX);
+		usage_error("invalid window '%s': a row count from 1 to %llu, a "
+		    "duration such as 30s, or all", text, (unsigned long long)WINDOW_ROWS_MAX);
 	return window;
 }
 
@@ -448,8 +448,8 @@ check_specs(int argc, char *argv[], struct settings *settings)
 		case SPEC_BAD_COLUMN:
 			usage_error("invalid column in '%s': a field number from 1", argv[i]);
 		case SPEC_BAD_WINDOW:
-			usage_error("invalid window in '%s': a row count from 1 to %llu, or "
-			    "a duration such as 30s", argv[i],
+			usage_error("invalid window in '%s': a row count from 1 to %llu, "
+			    "a duration such as 30s, or all", argv[i],
 			    (unsigned long long)WINDOW_ROWS_MAX);
 		}
 		if (spec->column_name != NULL && !config->header)
