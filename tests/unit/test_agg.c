@@ -471,8 +471,6 @@ Test(agg, rate_random) { random_sequences(&agg_rate, 1, 24); }
 Test(agg, ends_min_count)
 {
 	random_sequences(&agg_first, 3, 25);
-	random_sequences(&agg_last, 4, 26);
-	random_sequences(&agg_delta, 2, 27);
 	random_sequences(&agg_rate, 5, 28);
 }
 Test(agg, stddev_random) { random_sequences(&agg_stddev, 1, 7); }

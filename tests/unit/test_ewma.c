@@ -39,29 +39,20 @@ struct history {
 };
 
 /*
- * The weight in binary128 of record i at record at: c^k, k records later, for rows
- * (halflife 0); 2^-Δ/D for time, as 2^-whole · 2^-fraction, the fraction's power from
- * exp2 (within an ulp).
+ * The weight in binary128 of record i at record at, with a half-life: 2^-Δ/D, as
+ * 2^-whole · 2^-fraction, the fraction's power from exp2 (within an ulp).  (With a
+ * span, c^k for k records later, pandas_mean multiplies as it goes back.)
  */
 static quad
-weight_of(const struct history *h, size_t i, size_t at, double c, int64_t halflife)
+weight_of(const struct history *h, size_t i, size_t at, int64_t halflife)
 {
-	if (halflife == 0) {
-		quad w = 1;
+	uint64_t age = (uint64_t)(h->time[at] - h->time[i]);
+	uint64_t whole = age / (uint64_t)halflife;
+	double fraction = (double)(age % (uint64_t)halflife) / (double)halflife;
 
-		for (size_t k = i + 1; k <= at; k++)
-			w *= c;
-		return w;
-	}
-	{
-		uint64_t age = (uint64_t)(h->time[at] - h->time[i]);
-		uint64_t whole = age / (uint64_t)halflife;
-		double fraction = (double)(age % (uint64_t)halflife) / (double)halflife;
-
-		if (whole > 3000)
-			return 0;
-		return (quad)exp2(-fraction) * (quad)ldexp(1.0, -(int)whole);
-	}
+	if (whole > 3000)
+		return 0;
+	return (quad)exp2(-fraction) * (quad)ldexp(1.0, -(int)whole);
 }
 
 /*
@@ -72,16 +63,14 @@ static bool
 pandas_mean(const struct history *h, double c, int64_t halflife, quad *exact,
     double *tolerance)
 {
-	quad num = 0, den = 0, abs_num = 0;
-	size_t at = h->n;
+	quad num = 0, den = 0, abs_num = 0, power = 1;	/* power: c^(at - i) */
+	size_t at = h->n, from = 0;
 
 	/*
 	 * Aged to the last number's record: the records after it age every weight alike,
 	 * which leaves the mean as it was (pandas keeps it), even where they age the
 	 * weights to 0 (span 1).
 	 */
-	size_t from = 0;
-
 	while (at > 0 && !h->present[at - 1])
 		at--;
 	if (at-- == 0)
@@ -92,12 +81,12 @@ pandas_mean(const struct history *h, double c, int64_t halflife, quad *exact,
 			from = i;
 	if (from > at)
 		return false;
-	for (size_t i = from; i <= at; i++) {
+	for (size_t i = at + 1; i-- > from; power *= c) {
 		quad w;
 
 		if (!h->present[i])
 			continue;
-		w = weight_of(h, i, at, c, halflife);
+		w = halflife == 0 ? power : weight_of(h, i, at, halflife);
 		num += w * h->value[i];
 		abs_num += w * quad_abs(h->value[i]);
 		den += w;
