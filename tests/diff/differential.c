@@ -515,10 +515,12 @@ format_fixed(double x, int precision, char *out, size_t size)
 /* ---------------------------------------------------------------- a test case */
 
 enum kind { K_NUM, K_TEXT, K_TIME, K_KEY };
-enum agg { A_SUM, A_AVG, A_COUNT, A_MIN, A_MAX, A_VAR, A_STDDEV, A_PCT, A_MODE, A_DISTINCT };
-static const bool agg_numeric[A_DISTINCT + 1] = {
+enum agg { A_SUM, A_AVG, A_COUNT, A_MIN, A_MAX, A_VAR, A_STDDEV, A_PCT, A_MODE, A_DISTINCT,
+	A_FIRST, A_LAST, A_DELTA, A_RATE };
+static const bool agg_numeric[A_RATE + 1] = {
 	[A_SUM] = true, [A_AVG] = true, [A_MIN] = true, [A_MAX] = true, [A_VAR] = true,
-	[A_STDDEV] = true, [A_PCT] = true,
+	[A_STDDEV] = true, [A_PCT] = true, [A_FIRST] = true, [A_LAST] = true, [A_DELTA] = true,
+	[A_RATE] = true,
 };
 
 struct window {
@@ -714,6 +716,12 @@ row_window(void)
 	};
 	struct window w = { 0 };
 
+	/* WINDOWS: all, a cumulative window, is a row window longer than any input. */
+	if (!small_windows && chance(0.05)) {
+		w.rows = UINT64_MAX;
+		w.text = "all";
+		return w;
+	}
 	do
 		w.rows = PICK(sizes);
 	while (small_windows && w.rows > 100);
@@ -795,11 +803,17 @@ gen_spec(struct tcase *c, struct spec *s)
 		{ "stddev", A_STDDEV, 0 }, { "median", A_PCT, 500 }, { "mode", A_MODE, 0 },
 		{ "distinct", A_DISTINCT, 0 }, { "p", A_PCT, -1 }, { "p", A_PCT, -1 },
 		{ "sum", A_SUM, 0 }, { "mean", A_AVG, 0 }, { "mode", A_MODE, 0 },
+		{ "first", A_FIRST, 0 }, { "last", A_LAST, 0 }, { "delta", A_DELTA, 0 },
+		{ "rate", A_RATE, 0 },
 	};
 	static const int pcts[] = { 0, 100, 250, 333, 500, 750, 900, 990, 999, 1000, 10 };
-	size_t i = below(sizeof(aggs) / sizeof(aggs[0]));
+	size_t i;
 	const char *col;
 	struct buf arg = { 0 };
+
+	do	/* rate needs -t */
+		i = below(sizeof(aggs) / sizeof(aggs[0]));
+	while (aggs[i].agg == A_RATE && !c->time_col);
 
 	s->agg = aggs[i].agg;
 	s->name = aggs[i].name;
@@ -1544,9 +1558,13 @@ mode_order(const char *a, const char *b)
 	return strcmp(a, b);
 }
 
-/* One aggregate over the values of the records in its window, straight from AGGREGATES. */
+/*
+ * One aggregate over the values of the records in its window, straight from AGGREGATES;
+ * times[i] is w[i]'s record's timestamp (for rate).
+ */
 static struct cell
-aggregate(const struct tcase *c, const struct spec *s, struct rv *const *w, size_t n)
+aggregate(const struct tcase *c, const struct spec *s, struct rv *const *w,
+    const int64_t *times, size_t n)
 {
 	const char *null = rendered(c, c->null_text);
 	const char **texts = amalloc((n + 1) * sizeof(*texts));
@@ -1615,6 +1633,40 @@ aggregate(const struct tcase *c, const struct spec *s, struct rv *const *w, size
 		return approx(sum, 1e-12L * m);
 	case A_AVG:
 		return approx(sum / (long double)nx, 1e-12L * m);
+	case A_FIRST:
+		return exact(format_number(c, xs[0]));
+	case A_LAST:
+		return exact(format_number(c, xs[nx - 1]));
+	case A_DELTA:
+		return exact(format_number(c, xs[nx - 1] - xs[0]));
+	case A_RATE: {
+		/* The increase from the first number to the last, a drop adding the new one. */
+		long double increase = 0, steps = 0, seconds;
+		int64_t first = 0, last = 0;
+		size_t k = 0;
+		double prev = 0;
+
+		for (size_t i = 0; i < n; i++) {
+			long double step;
+
+			if (!w[i]->present || !w[i]->isnum)
+				continue;
+			if (k++ == 0)
+				first = times[i];
+			else {
+				step = w[i]->x < prev ? (long double)w[i]->x :
+				    (long double)w[i]->x - prev;
+				increase += step;
+				steps += fabsl(step);
+			}
+			prev = w[i]->x;
+			last = times[i];
+		}
+		if (nx < 2 || last <= first)
+			return exact(null);
+		seconds = (long double)(last - first) / 1e9L;
+		return approx(increase / seconds, 1e-12L * steps / seconds);
+	}
 	case A_MIN:
 	case A_MAX: {
 		double best = xs[0];
@@ -1727,6 +1779,7 @@ evaluate(const struct tcase *c, struct expect *e)
 	bool have_time = false;
 	int64_t newest = 0;
 	struct rv **window = amalloc((c->nrec + 1) * sizeof(*window));
+	int64_t *window_times = amalloc((c->nrec + 1) * sizeof(*window_times));
 
 	memset(e, 0, sizeof(*e));
 	e->out = amalloc((c->nrec + 1) * sizeof(*e->out));
@@ -1892,9 +1945,11 @@ evaluate(const struct tcase *c, struct expect *e)
 					while (start > 0 && times[g->idx[start - 1]] > newest - sp->window.nanos)
 						start--;
 				}
-				for (size_t k = start; k < g->n; k++)
+				for (size_t k = start; k < g->n; k++) {
+					window_times[n] = times[g->idx[k]];
 					window[n++] = &vals[g->idx[k]][s];
-				o->cell[s] = aggregate(c, sp, window, n);
+				}
+				o->cell[s] = aggregate(c, sp, window, window_times, n);
 			}
 		}
 	}
