@@ -3,7 +3,7 @@
  * over random push/pop sequences with missing values, duplicates, NaN and ±inf,
  * and windows that grow and shrink; their move() one step at a time and in batches,
  * as row windows, time windows, with index lists and want arrays; and the contract of
- * move() (agg.h) for every kind, the monoids, median, p99, mode and distinct (the
+ * move() (agg.h) for every kind, the monoids, ewma, median, p99, mode and distinct (the
  * agg_move tests at the end).  A window changes only through move(): the one-step
  * moves of tests/agg_steps.h drive it value by value.
  *
@@ -1152,7 +1152,10 @@ field_order(const struct field_pool *pool, long a, long b)
 }
 
 /* A kind the contract test moves, and what its results are. */
-enum family { MONOID, QUANTILE, MODE, DISTINCT };
+enum family { MONOID, QUANTILE, MODE, DISTINCT, EWMA };
+
+/* ewma in the contract test: span CONTRACT_SPAN. */
+#define CONTRACT_SPAN 3
 
 struct contract_kind {
 	const struct agg_kind *kind;
@@ -1168,7 +1171,44 @@ struct contract_naive {
 	size_t n;
 	struct naive numbers;	/* for MONOID: the window as naive_result reads it */
 	uint64_t counts[400];
+	/*
+	 * EWMA: pandas' sums over every record taken, evictions ignored, in binary128,
+	 * Σ c^k·x, Σ c^k·|x| and Σ c^k for the number k records before the last number,
+	 * and the records without a number since it (test_ewma.c checks the formula
+	 * itself; here a recurrence is exact enough).
+	 */
+	quad sum, abs_sum, weight;
+	uint64_t pending;
+	uint64_t numbers_seen;
+	double special;		/* the sum of the NaNs and infinities seen */
 };
+
+/* EWMA: the history takes record field f (-1 missing). */
+static void
+contract_take(struct contract_naive *w, long f)
+{
+	const struct field *x = f >= 0 ? &w->pool->field[f] : NULL;
+	double c = 1.0 - 2.0 / (CONTRACT_SPAN + 1.0);
+
+	if (x == NULL || !x->is_number) {
+		w->pending++;
+		return;
+	}
+	for (uint64_t k = 0; k <= w->pending; k++) {
+		w->sum *= c;
+		w->abs_sum *= c;
+		w->weight *= c;
+	}
+	w->pending = 0;
+	w->numbers_seen++;
+	w->weight += 1;
+	if (!isfinite(x->number))
+		w->special += x->number;
+	else {
+		w->sum += x->number;
+		w->abs_sum += quad_abs(x->number);
+	}
+}
 
 /* What a result of the contract test must be. */
 struct contract_expected {
@@ -1273,6 +1313,20 @@ contract_expect(const struct contract_kind *c, struct contract_naive *w, uint64_
 			if (w->slot[i] >= 0 && w->counts[w->slot[i]]++ == 0)
 				x->e.want.count++;
 		return;
+	case EWMA:
+		x->e.want.kind = AGG_RESULT_NULL;
+		if (w->numbers_seen == 0 || w->numbers_seen < min_count)
+			return;
+		x->e.want.kind = AGG_RESULT_NUMBER;
+		if (w->special != 0 || isnan(w->special)) {
+			x->e.want.number = w->special;
+			x->e.exact = w->special;
+			return;
+		}
+		x->e.exact = w->sum / w->weight;
+		x->e.want.number = (double)x->e.exact;
+		x->e.tolerance = (double)(8 * U * w->abs_sum / w->weight) + DBL_TRUE_MIN;
+		return;
 	}
 }
 
@@ -1318,6 +1372,21 @@ contract_check(const struct contract_kind *c, const struct field_pool *pool,
 		    name, step, (unsigned long long)got->count,
 		    (unsigned long long)x->e.want.count);
 		return;
+	case EWMA:
+		cr_assert_eq(got->kind, x->e.want.kind, "%s step %d: kind %d, expected %d", name,
+		    step, got->kind, x->e.want.kind);
+		if (got->kind != AGG_RESULT_NUMBER)
+			return;
+		if (!isfinite(x->e.want.number))
+			cr_assert(memcmp(&got->number, &x->e.want.number, sizeof(double)) == 0 ||
+			    (isnan(got->number) && isnan(x->e.want.number)),
+			    "%s step %d: %.17g, expected %.17g", name, step, got->number,
+			    x->e.want.number);
+		else
+			cr_assert_leq((double)quad_abs(got->number - x->e.exact), x->e.tolerance,
+			    "%s step %d: %.17g, expected %.17g", name, step, got->number,
+			    x->e.want.number);
+		return;
 	}
 }
 
@@ -1330,7 +1399,7 @@ contract_run(const struct contract_kind *c, uint64_t min_count, unsigned seed, i
 	static struct contract_naive w;
 	static struct contract_expected expected[MAX_BATCH];
 	struct agg_params params = { .min_count = min_count, .percentile = c->percentile,
-	    .hash_seed = seed };
+	    .hash_seed = seed, .window_rows = CONTRACT_SPAN };
 	struct agg *agg = c->kind->create(c->kind, &params);
 	uint64_t row_size = 1;
 	size_t target = 0;
@@ -1363,6 +1432,15 @@ contract_run(const struct contract_kind *c, uint64_t min_count, unsigned seed, i
 		uint64_t rows;
 		struct agg_move m = { .n = n };
 
+		if (move % 100 == 0 && move > 0 && c->family == EWMA) {
+			/* A fresh ewma now and then: its history never leaves otherwise. */
+			c->kind->destroy(agg);
+			agg = c->kind->create(c->kind, &params);
+			cr_assert_not_null(agg);
+			w.sum = w.abs_sum = w.weight = 0;
+			w.pending = w.numbers_seen = 0;
+			w.special = 0;
+		}
 		if (move % 100 == 0) {
 			row_size = row_sizes[(size_t)rand_r(&seed) % (sizeof(row_sizes) /
 			    sizeof(row_sizes[0]))];
@@ -1387,6 +1465,11 @@ contract_run(const struct contract_kind *c, uint64_t min_count, unsigned seed, i
 			/* Mostly the first fields of the pool, so that values repeat. */
 			long f = rand_r(&seed) % 10 == 0 ? -1 :
 			    rand_r(&seed) % (1 + rand_r(&seed) % (int)pool.count);
+
+			/* A NaN or an infinity ends an ewma's finite results: seldom one. */
+			if (c->family == EWMA && f >= 0 && pool.field[f].is_number &&
+			    !isfinite(pool.field[f].number) && rand_r(&seed) % 100 != 0)
+				f = 0;
 
 			if (f >= 0) {
 				memcpy(texts[r], pool.field[f].text, pool.field[f].len);
@@ -1443,6 +1526,7 @@ contract_run(const struct contract_kind *c, uint64_t min_count, unsigned seed, i
 					cr_assert_lt(w.n, CONTRACT_WINDOW);
 					w.time[w.n] = use_evict ? times[r] : 0;
 					w.slot[w.n++] = field_of[r];
+					contract_take(&w, field_of[r]);
 				}
 				emptied += w.n == 0;
 				largest = w.n > largest ? w.n : largest;
@@ -1513,6 +1597,7 @@ Test(agg_move, first) { contract(&agg_first, MONOID, 0); }
 Test(agg_move, last) { contract(&agg_last, MONOID, 0); }
 Test(agg_move, delta) { contract(&agg_delta, MONOID, 0); }
 Test(agg_move, rate) { contract(&agg_rate, MONOID, 0); }
+Test(agg_move, ewma) { contract(&agg_ewma, EWMA, 0); }
 Test(agg_move, median) { contract(&agg_quantile, QUANTILE, 0.5); }
 Test(agg_move, p99) { contract(&agg_quantile, QUANTILE, 0.99); }
 Test(agg_move, mode) { contract(&agg_mode, MODE, 0); }
