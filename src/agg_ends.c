@@ -42,18 +42,21 @@ struct ends_agg {
 
 _Static_assert(sizeof(struct ends_agg) == 24, "first, last and delta take 24 bytes a slot");
 
+/* The aggregate of no number. */
 TWOSTACK_INLINE void
 ends_empty(void *agg)
 {
 	*(struct ends_agg *)agg = (struct ends_agg){ 0.0, 0.0, 0 };
 }
 
+/* The aggregate of the number x alone. */
 TWOSTACK_INLINE void
 ends_unit(void *agg, double x)
 {
 	*(struct ends_agg *)agg = (struct ends_agg){ x, x, 1 };
 }
 
+/* The older side's first and the newer side's last (see above). */
 TWOSTACK_INLINE void
 ends_combine(void *out, const void *older, const void *newer)
 {
@@ -79,6 +82,7 @@ first_finalize(const void *agg, const struct agg_params *params, struct agg_resu
 	r->number = e->first;
 }
 
+/* As first_finalize, for the newest number. */
 TWOSTACK_INLINE void
 last_finalize(const void *agg, const struct agg_params *params, struct agg_result *r)
 {
@@ -92,6 +96,7 @@ last_finalize(const void *agg, const struct agg_params *params, struct agg_resul
 	r->number = e->last;
 }
 
+/* last - first, rounded once; null as first_finalize. */
 TWOSTACK_INLINE void
 delta_finalize(const void *agg, const struct agg_params *params, struct agg_result *r)
 {
@@ -115,12 +120,14 @@ struct rate_agg {
 
 _Static_assert(sizeof(struct rate_agg) == 48, "rate takes 48 bytes a slot");
 
+/* The aggregate of no number. */
 TWOSTACK_INLINE void
 rate_empty(void *agg)
 {
 	*(struct rate_agg *)agg = (struct rate_agg){ 0.0, 0.0, 0, 0, 0.0, 0 };
 }
 
+/* The aggregate of the number x alone, at time (nanoseconds). */
 TWOSTACK_INLINE void
 rate_unit_at(void *agg, double x, int64_t time)
 {
@@ -134,6 +141,7 @@ rate_step(double prev, double x)
 	return x < prev ? x : x - prev;
 }
 
+/* The ends of both sides and the increase across them (see above). */
 TWOSTACK_INLINE void
 rate_combine(void *out, const void *older, const void *newer)
 {

@@ -101,6 +101,10 @@ dd_scale(double *hi, double *lo, double c)
 	*lo = e - (*hi - p);
 }
 
+/*
+ * Makes an empty ewma of span params->window_rows (a row window) or half-life
+ * params->window_nanos (a time window).  Returns NULL when memory is short.
+ */
 static struct agg *
 ewma_create(const struct agg_kind *kind, const struct agg_params *params)
 {
@@ -122,6 +126,7 @@ ewma_create(const struct agg_kind *kind, const struct agg_params *params)
 	return &w->header;
 }
 
+/* Frees the window. */
 static void
 ewma_destroy(struct agg *agg)
 {
@@ -207,6 +212,11 @@ ewma_forget(struct ewma_window *w)
 	*w = fresh;
 }
 
+/*
+ * Takes one record: its number, weighted as the span or the half-life says, or, for a
+ * record without one, only its age (a pending step; with a half-life, its time).
+ * Never fails.
+ */
 AGG_INLINE int
 ewma_push(struct agg *agg, const struct agg_value *value, int64_t time)
 {
@@ -244,6 +254,7 @@ ewma_push(struct agg *agg, const struct agg_value *value, int64_t time)
 	return 0;
 }
 
+/* Stores Σ w·x / Σ w, special once a NaN or an infinity came, null before a number. */
 AGG_INLINE void
 ewma_result(struct agg *agg, struct agg_result *result)
 {
