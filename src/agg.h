@@ -53,6 +53,10 @@ struct agg_params {
 	double percentile;	/* pN: N / 100, from 0 to 1 */
 	unsigned hll_bits;	/* distinct: HyperLogLog precision P, 2^P registers */
 	uint64_t hash_seed;	/* seeds hash tables against flooding; never changes a result */
+	bool cumulative;	/* @all: the window never lets a value go, so the kind may
+				   keep what its result needs of them instead of a slot each */
+	uint64_t window_rows;	/* the window's extent: ewma's span W (rows), */
+	int64_t window_nanos;	/* or its half-life D (nanoseconds), the other 0 */
 };
 
 /* Which fields an aggregate sees as values. */
@@ -109,14 +113,14 @@ struct agg {
 
 /*
  * The loop of every kind's move(), over the kind's own size, pop (evict the oldest),
- * push and result functions, which it passes as constants so that the compiler
- * inlines them here.  The common move, a row window taking every record in order with
+ * push (a value and its record's timestamp, 0 when the move has none) and result
+ * functions, which it passes as constants so that the compiler inlines them here.  The common move, a row window taking every record in order with
  * every result wanted, runs in a loop of its own without the step's tests.
  */
 AGG_INLINE size_t
 agg_move_steps(struct agg *agg, const struct agg_move *m,
     uint64_t (*size)(const struct agg *), void (*pop)(struct agg *),
-    int (*push)(struct agg *, const struct agg_value *),
+    int (*push)(struct agg *, const struct agg_value *, int64_t),
     void (*result)(struct agg *, struct agg_result *))
 {
 	size_t j;
@@ -126,7 +130,7 @@ agg_move_steps(struct agg *agg, const struct agg_move *m,
 		for (j = 0; j < m->n; j++) {
 			if (size(agg) == m->rows)
 				pop(agg);	/* first: a window of W never needs a W+1st slot */
-			if (push(agg, &m->values[j]) != 0)
+			if (push(agg, &m->values[j], m->times != NULL ? m->times[j] : 0) != 0)
 				return j;
 			result(agg, &m->results[j]);
 		}
@@ -140,7 +144,8 @@ agg_move_steps(struct agg *agg, const struct agg_move *m,
 				pop(agg);
 		else if (m->values != NULL && size(agg) == m->rows)
 			pop(agg);
-		if (m->values != NULL && push(agg, &m->values[r]) != 0)
+		if (m->values != NULL &&
+		    push(agg, &m->values[r], m->times != NULL ? m->times[r] : 0) != 0)
 			return j;
 		if (m->results != NULL && (m->want == NULL || m->want[r]))
 			result(agg, &m->results[r]);
@@ -184,5 +189,11 @@ extern const struct agg_kind agg_min_deque, agg_max_deque, agg_min_twostack,
     agg_max_twostack;
 #define agg_min agg_min_deque
 #define agg_max agg_max_deque
+
+/* agg_ends.c's window ends, monoids on the two-stack: rate reads the timestamps. */
+extern const struct agg_kind agg_first, agg_last, agg_delta, agg_rate;
+
+/* agg_ewma.c: the exponentially weighted moving average, which never lets a value go. */
+extern const struct agg_kind agg_ewma;
 
 #endif /* SWAG_AGG_H */

@@ -488,12 +488,13 @@ distinct_destroy(struct agg *agg)
  * return of -1 (memory short) leaves the window as it was; 0 otherwise.
  */
 static int
-distinct_push(struct agg *agg, const struct agg_value *value)
+distinct_push(struct agg *agg, const struct agg_value *value, int64_t time)
 {
 	struct distinct_window *w = (struct distinct_window *)agg;
 	uint64_t hash = 0;
 	struct ring_slot *slot;
 
+	(void)time;
 	if (ring_reserve(&w->ring, sizeof(struct ring_slot)) != 0)
 		return -1;
 	if (value->has_text) {
@@ -617,9 +618,95 @@ agg_distinct_inspect(struct agg *agg, struct distinct_state *state)
 	    (w->front != NULL ? (size_t)2 << w->p : 0);
 }
 
+/*
+ * The cumulative window (@all) never lets a value go, so it keeps no ring: the set of
+ * its distinct hashes (the table, each key's count unused) while there are at most
+ * 2^P/8 of them, then only the sketch, its back half, into which the table's hashes
+ * are folded when the 2^P/8+1st distinct value comes and the table is freed.  Memory
+ * is thus at most the table's, then 2·2^P bytes, whatever the input's length.
+ */
+static int
+distinct_push_all(struct agg *agg, const struct agg_value *value, int64_t time)
+{
+	struct distinct_window *w = (struct distinct_window *)agg;
+	uint64_t hash;
+	size_t index;
+
+	(void)time;
+	if (!value->has_text)
+		return 0;
+	hash = agg_distinct_hash(value->text, value->text_len);
+	if (w->front != NULL) {
+		sketch_push(w, hash);
+	} else if (hashtable_reserve(&w->table, &multiset_ops, w->table.count + 1) != 0) {
+		return -1;
+	} else if (!hashtable_find(&w->table, &multiset_ops,
+	    hashtable_hash_u64(&w->table, hash), multiset_matches, &hash, &index) &&
+	    w->table.count == w->exact_limit) {
+		if (sketch_start(w) != 0)
+			return -1;
+		for (size_t i = 0; i < hashtable_capacity(&w->table); i++) {
+			const struct multiset_slot *slot = hashtable_slot(&w->table,
+			    sizeof(*slot), i);
+
+			if (multiset_occupied(slot))
+				sketch_push(w, load_hash(slot->key));
+		}
+		hashtable_free(&w->table);
+		w->table_valid = false;
+		sketch_push(w, hash);
+	} else {
+		multiset_add(&w->table, hash);
+	}
+	w->values++;
+	return 0;
+}
+
+/*
+ * The cumulative window's count: exact while the table is kept, else the estimate,
+ * kept between the 2^P/8+1 distinct values the table had seen and the number of
+ * values (bounds that the true count obeys too).
+ */
+static void
+distinct_result_all(struct agg *agg, struct agg_result *result)
+{
+	struct distinct_window *w = (struct distinct_window *)agg;
+	double estimate;
+
+	result->kind = AGG_RESULT_COUNT;
+	if (w->front == NULL) {
+		result->count = w->table.count;
+		return;
+	}
+	estimate = current_estimate(w);
+	if (!(estimate < (double)w->values))
+		result->count = w->values;
+	else if (estimate < (double)(w->exact_limit + 1))
+		result->count = w->exact_limit + 1;
+	else
+		result->count = (uint64_t)(estimate + 0.5);
+}
+
+/* A cumulative window holds no slot, so no row count fills it and nothing is evicted. */
+static uint64_t
+distinct_size_all(const struct agg *agg)
+{
+	(void)agg;
+	return 0;
+}
+
+static void
+distinct_pop_all(struct agg *agg)
+{
+	(void)agg;
+}
+
 static size_t
 distinct_move(struct agg *agg, const struct agg_move *move)
 {
+	if (agg->params.cumulative)
+		return agg_move_steps(agg, move, distinct_size_all, distinct_pop_all,
+		    distinct_push_all, distinct_result_all);
 	return agg_move_steps(agg, move, distinct_size, distinct_pop, distinct_push,
 	    distinct_result);
 }

@@ -91,12 +91,23 @@ better(double a, double b, bool is_max)
 	return a < b || (a == b && signbit(a) && !signbit(b));
 }
 
+/*
+ * Makes an empty window.  A cumulative one (@all) never evicts, so every record would
+ * stay a candidate on rising data: it is the two-stack's, which keeps one aggregate
+ * there (monoid.h) and gives the same results bit for bit.
+ */
 static struct agg *
 minmax_create(const struct agg_kind *kind, const struct agg_params *params)
 {
-	struct minmax_window *w = mem_realloc(NULL, sizeof(*w));
+	struct minmax_window *w;
 
-	if (w == NULL)
+	if (params->cumulative) {
+		const struct agg_kind *all = kind == &agg_max_deque ? &agg_max_twostack :
+		    &agg_min_twostack;
+
+		return all->create(all, params);
+	}
+	if ((w = mem_realloc(NULL, sizeof(*w))) == NULL)
 		return NULL;
 	memset(w, 0, sizeof(*w));
 	w->header.kind = kind;
@@ -183,14 +194,16 @@ minmax_result(struct agg *agg, struct agg_result *result)
 }
 
 AGG_INLINE int
-min_push(struct agg *agg, const struct agg_value *value)
+min_push(struct agg *agg, const struct agg_value *value, int64_t time)
 {
+	(void)time;
 	return minmax_push(agg, value, false);
 }
 
 AGG_INLINE int
-max_push(struct agg *agg, const struct agg_value *value)
+max_push(struct agg *agg, const struct agg_value *value, int64_t time)
 {
+	(void)time;
 	return minmax_push(agg, value, true);
 }
 

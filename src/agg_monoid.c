@@ -3,9 +3,7 @@
  * sum, avg, count, min, max, var and stddev.
  *
  * Each is four small functions, as in the seed: empty(), unit(x), combine(older,
- * newer) and finalize().  The window code around them is shared and inlined per
- * aggregate (monoid_push and friends), and the four are TWOSTACK_INLINE, so combine()
- * costs no call at all.
+ * newer) and finalize(), run by monoid.h's window (and its cumulative form for @all).
  */
 #include <float.h>
 #include <math.h>
@@ -15,6 +13,7 @@
 
 #include "agg.h"
 #include "mem.h"
+#include "monoid.h"
 #include "twostack.h"
 
 /*
@@ -559,152 +558,33 @@ stddev_finalize(const void *agg, const struct agg_params *params, struct agg_res
 	var_finalize_any(agg, params, r, true);
 }
 
-/*
- * The window shared by every monoid aggregate: a two-stack of its Aggs, one slot per
- * record.  A record without a value pushes empty(), which keeps the slot.
- */
-
-struct monoid {
-	struct twostack_ops ops;
-	void (*unit)(void *agg, double x);
-	void (*finalize)(const void *agg, const struct agg_params *params,
-	    struct agg_result *result);
-};
-
-struct monoid_window {
-	struct agg header;
-	struct twostack stack;
-};
-
-TWOSTACK_INLINE struct agg *
-monoid_create(const struct agg_kind *kind, const struct agg_params *params,
-    const struct monoid *m)
-{
-	struct monoid_window *w = mem_realloc(NULL, sizeof(*w));
-
-	if (w == NULL)
-		return NULL;
-	w->header.kind = kind;
-	w->header.params = *params;
-	/* 0 means 1 (an empty window is null anyway): finalize() then tests n once. */
-	if (w->header.params.min_count == 0)
-		w->header.params.min_count = 1;
-	twostack_init(&w->stack, &m->ops);
-	return &w->header;
-}
-
-TWOSTACK_INLINE int
-monoid_push(struct agg *agg, const struct agg_value *value, enum agg_input input,
-    const struct monoid *m)
-{
-	struct monoid_window *w = (struct monoid_window *)agg;
-	bool present = input == AGG_INPUT_TEXT ? value->has_text : value->has_number;
-	void *unit = twostack_next_slot(&w->stack, &m->ops);
-
-	if (unit == NULL)
-		return -1;
-	if (present)
-		m->unit(unit, value->number);
-	else
-		m->ops.empty(unit);
-	twostack_push_slot(&w->stack, &m->ops, unit);
-	return 0;
-}
-
-TWOSTACK_INLINE void
-monoid_pop(struct agg *agg, const struct monoid *m)
-{
-	twostack_pop(&((struct monoid_window *)agg)->stack, &m->ops);
-}
-
-TWOSTACK_INLINE void
-monoid_result(struct agg *agg, struct agg_result *result, const struct monoid *m)
-{
-	struct monoid_window *w = (struct monoid_window *)agg;
-	union {
-		unsigned char bytes[TWOSTACK_AGG_MAX];
-		double align;
-	} total;
-
-	twostack_eval(&w->stack, &m->ops, total.bytes);
-	m->finalize(total.bytes, &agg->params, result);
-}
-
-static void
-monoid_destroy(struct agg *agg)
-{
-	struct monoid_window *w = (struct monoid_window *)agg;
-
-	twostack_free(&w->stack);
-	mem_free(w);
-}
-
-TWOSTACK_INLINE uint64_t
-monoid_size(const struct agg *agg)
-{
-	return twostack_size(&((const struct monoid_window *)agg)->stack);
-}
-
-/*
- * Defines the kind KIND, called NAME, from the monoid NAME_monoid: its move() is
- * agg_move_steps over the shared window code, handed a constant table, so that each
- * aggregate gets its own inlined copy of the engine.  MONOID_KIND(NAME, INPUT)
- * defines agg_NAME.
- */
-#define MONOID_KIND(NAME, INPUT) MONOID_KIND_AS(NAME, agg_##NAME, INPUT)
-#define MONOID_KIND_AS(NAME, KIND, INPUT)					\
-	static struct agg *							\
-	NAME##_create(const struct agg_kind *kind, const struct agg_params *params) \
-	{									\
-		return monoid_create(kind, params, &NAME##_monoid);		\
-	}									\
-	TWOSTACK_INLINE int							\
-	NAME##_push(struct agg *agg, const struct agg_value *value)		\
-	{									\
-		return monoid_push(agg, value, INPUT, &NAME##_monoid);		\
-	}									\
-	TWOSTACK_INLINE void							\
-	NAME##_pop(struct agg *agg)						\
-	{									\
-		monoid_pop(agg, &NAME##_monoid);				\
-	}									\
-	TWOSTACK_INLINE void							\
-	NAME##_result(struct agg *agg, struct agg_result *result)		\
-	{									\
-		monoid_result(agg, result, &NAME##_monoid);			\
-	}									\
-	static size_t								\
-	NAME##_move(struct agg *agg, const struct agg_move *move)		\
-	{									\
-		return agg_move_steps(agg, move, monoid_size, NAME##_pop,	\
-		    NAME##_push, NAME##_result);				\
-	}									\
-	const struct agg_kind KIND = {						\
-		#NAME, INPUT, NAME##_create, monoid_destroy, NAME##_move		\
-	}
-
 static const struct monoid sum_monoid = {
-	{ sizeof(struct sum_agg), sum_empty, sum_combine }, sum_unit, sum_finalize
+	{ sizeof(struct sum_agg), sum_empty, sum_combine }, sum_unit, NULL,
+	sum_finalize
 };
 static const struct monoid avg_monoid = {
-	{ sizeof(struct sum_agg), sum_empty, sum_combine }, sum_unit, avg_finalize
+	{ sizeof(struct sum_agg), sum_empty, sum_combine }, sum_unit, NULL,
+	avg_finalize
 };
 static const struct monoid count_monoid = {
-	{ sizeof(uint64_t), count_empty, count_combine }, count_unit, count_finalize
+	{ sizeof(uint64_t), count_empty, count_combine }, count_unit, NULL,
+	count_finalize
 };
 static const struct monoid min_monoid = {
-	{ sizeof(struct extreme_agg), min_empty, min_combine }, extreme_unit,
+	{ sizeof(struct extreme_agg), min_empty, min_combine }, extreme_unit, NULL,
 	extreme_finalize
 };
 static const struct monoid max_monoid = {
-	{ sizeof(struct extreme_agg), max_empty, max_combine }, extreme_unit,
+	{ sizeof(struct extreme_agg), max_empty, max_combine }, extreme_unit, NULL,
 	extreme_finalize
 };
 static const struct monoid var_monoid = {
-	{ sizeof(struct var_agg), var_empty, var_combine }, var_unit, var_finalize
+	{ sizeof(struct var_agg), var_empty, var_combine }, var_unit, NULL,
+	var_finalize
 };
 static const struct monoid stddev_monoid = {
-	{ sizeof(struct var_agg), var_empty, var_combine }, var_unit, stddev_finalize
+	{ sizeof(struct var_agg), var_empty, var_combine }, var_unit, NULL,
+	stddev_finalize
 };
 
 MONOID_KIND(sum, AGG_INPUT_NUMBER);

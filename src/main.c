@@ -108,13 +108,15 @@ help(void)
 "minute.\n"
 "\n"
 "Aggregates, in any case: sum, avg (mean), count, min, max, var, stddev,\n"
-"median, pN (percentile N, e.g. p99 or p99.9), mode, distinct.\n"
+"median, pN (percentile N, e.g. p99 or p99.9), mode, distinct, first, last,\n"
+"delta (last - first), rate (a counter's increase per second; needs -t), ewma\n"
+"(exponentially weighted: a row window is its span, a duration its half-life).\n"
 "Any other argument is a FILE (./avg for a file called avg).\n"
 "  COLUMN  field number from 1 (default 1), from the end from -1 (the last),\n"
 "          or a header name with -H\n"
-"  WINDOW  this aggregate's window: rows (100), or with -t a duration\n"
+"  WINDOW  this aggregate's window: rows (100), with -t a duration\n"
 "          (250ms, 30s, 1.5m, 5min, 1h30m, 1d, 1w; units w d h m s ms us ns,\n"
-"          also min and sec); default: -w\n"
+"          also min and sec), or all (every record so far); default: -w\n"
 "\n"
 "Options:\n"
 "  -w, --window=SIZE            window for every aggregate without @WINDOW\n"
@@ -261,15 +263,15 @@ option_column(const char *option, const char *text)
 	return column;
 }
 
-/* Parses -w's argument: a row count or a duration; a usage error otherwise. */
+/* Parses -w's argument: a row count, a duration or all; a usage error otherwise. */
 static struct window_size
 option_window(const char *text)
 {
 	struct window_size window;
 
 	if (window_parse(text, strlen(text), &window) != 0)
-		usage_error("invalid window '%s': a row count from 1 to %llu, or a "
-		    "duration such as 30s", text, (unsigned long long)WINDOW_ROWS_MAX);
+		usage_error("invalid window '%s': a row count from 1 to %llu, a "
+		    "duration such as 30s, or all", text, (unsigned long long)WINDOW_ROWS_MAX);
 	return window;
 }
 
@@ -565,8 +567,8 @@ check_specs(int argc, char *argv[], struct settings *settings)
 		case SPEC_BAD_COLUMN:
 			usage_error("invalid column in '%s': a field number from 1", argv[i]);
 		case SPEC_BAD_WINDOW:
-			usage_error("invalid window in '%s': a row count from 1 to %llu, or "
-			    "a duration such as 30s", argv[i],
+			usage_error("invalid window in '%s': a row count from 1 to %llu, "
+			    "a duration such as 30s, or all", argv[i],
 			    (unsigned long long)WINDOW_ROWS_MAX);
 		}
 		spec_count++;
@@ -582,6 +584,11 @@ check_specs(int argc, char *argv[], struct settings *settings)
 		if (spec->window.nanos > 0 && !config->has_time)
 			usage_error("window of '%s' is a duration: durations need -t (--time)",
 			    argv[i]);
+		if (spec->kind == &agg_rate && !config->has_time)
+			usage_error("'%s' is a rate per second: rate needs -t (--time)", argv[i]);
+		if (spec->kind == &agg_ewma && spec->window.rows == WINDOW_ROWS_ALL)
+			usage_error("'%s': ewma needs a span (rows) or a half-life (a duration), "
+			    "not all", argv[i]);
 		spec->params.min_count = settings->min_count;
 		spec->params.hll_bits = (unsigned)settings->hll_bits;
 		spec->params.hash_seed = config->hash_seed;

@@ -145,7 +145,10 @@ struct pipeline {
 	struct keytable *groups;	/* with -g: key -> struct group */
 	struct group *oldest, *newest;	/* with -g: the groups, least recent first */
 	bool reclaim;			/* groups whose windows emptied are freed */
-	int64_t longest;		/* the longest time window */
+	int64_t longest;		/* the longest reach of a window (window_reach) */
+	int64_t longest_window;		/* the longest time window but an ewma's, whose
+					   half-life holds no record: how long after a
+					   key's last record its quiet buckets go on */
 	bool have_time;			/* a timestamp has been read */
 	int64_t time;			/* the newest timestamp read */
 	enum epoch_unit epoch_unit;	/* the unit of epoch timestamps: --epoch-unit's,
@@ -1072,7 +1075,8 @@ bucket_open(struct pipeline *p, int64_t t)
 /*
  * Moves on to the next bucket, [b + S, b + 2S), keeping in its list the keys that a
  * time window of it still holds a record of: those whose newest record t satisfies
- * b + 2S - t <= the longest time window.  With none, no bucket is open.
+ * b + 2S - t <= the longest time window (an ewma's half-life holds no record, and its
+ * result does not change without one).  With none, no bucket is open.
  */
 static void
 bucket_next(struct pipeline *p)
@@ -1091,8 +1095,8 @@ bucket_next(struct pipeline *p)
 		struct group *g = bk->keys[i];
 
 		/* b + 2S - t is below 2^64: t is in a window of b + S. */
-		if (p->longest > 0 && bk->start + (uint64_t)bk->span -
-		    (uint64_t)g->bucket_newest <= (uint64_t)p->longest) {
+		if (p->longest_window > 0 && bk->start + (uint64_t)bk->span -
+		    (uint64_t)g->bucket_newest <= (uint64_t)p->longest_window) {
 			g->bucket_serial = bk->serial;
 			bk->keys[kept++] = g;
 		}
@@ -2066,10 +2070,15 @@ pipeline_init(struct pipeline *p, const struct pipeline_config *config)
 	 */
 	p->reclaim = config->has_group && config->step == 1;
 	for (size_t i = 0; i < n; i++) {
-		if (config->specs[i].window.nanos == 0)
+		int64_t reach = window_reach(&config->specs[i]);
+
+		if (reach == 0)
 			p->reclaim = false;
-		else if (config->specs[i].window.nanos > p->longest)
-			p->longest = config->specs[i].window.nanos;
+		else if (reach > p->longest)
+			p->longest = reach;
+		if (config->specs[i].kind != &agg_ewma &&
+		    config->specs[i].window.nanos > p->longest_window)
+			p->longest_window = config->specs[i].window.nanos;
 	}
 	b->cap = BATCH_MAX;
 	p->keep = (size_t)-1;

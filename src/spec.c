@@ -41,6 +41,10 @@ window_parse(const char *text, size_t len, struct window_size *window)
 {
 	window->rows = 0;
 	window->nanos = 0;
+	if (len == 3 && memcmp(text, "all", 3) == 0) {
+		window->rows = WINDOW_ROWS_ALL;
+		return 0;
+	}
 	if (all_digits(text, len))
 		return parse_count(text, len, WINDOW_ROWS_MAX, &window->rows);
 	return parse_duration(text, len, &window->nanos) ? 0 : -1;

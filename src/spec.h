@@ -14,7 +14,16 @@
 /* The largest row window: far beyond any memory, small enough to count in. */
 #define WINDOW_ROWS_MAX (UINT64_C(1) << 62)
 
-/* A window's extent: the last rows records, or the last nanos nanoseconds. */
+/*
+ * A cumulative window (@all, -w all): a row window that no input fills, which every
+ * aggregate knows by agg_params.cumulative and keeps in the memory its result needs.
+ */
+#define WINDOW_ROWS_ALL UINT64_MAX
+
+/*
+ * A window's extent: the last rows records, or the last nanos nanoseconds, or every
+ * record (rows WINDOW_ROWS_ALL).
+ */
 struct window_size {
 	uint64_t rows;		/* 0 for a time window */
 	int64_t nanos;		/* 0 for a row window */
@@ -69,9 +78,9 @@ enum spec_status {
 enum spec_status spec_parse(const char *text, struct agg_spec *spec);
 
 /*
- * Parses a window size: a row count from 1 to WINDOW_ROWS_MAX in plain digits, or a
- * duration with a unit (250ms, 30s, 1.5m, 2h, 1d).  Returns 0, or -1 when text is
- * no window.
+ * Parses a window size: a row count from 1 to WINDOW_ROWS_MAX in plain digits, a
+ * duration with a unit (250ms, 30s, 1.5m, 2h, 1d), or "all" (WINDOW_ROWS_ALL).
+ * Returns 0, or -1 when text is no window.
  */
 int window_parse(const char *text, size_t len, struct window_size *window);
 

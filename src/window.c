@@ -23,7 +23,12 @@ window_set_init(struct window_set *set, const struct agg_spec *specs, size_t cou
 		return -1;
 	memset(set->held, 0, bytes);
 	for (size_t i = 0; i < count; i++) {
-		if ((set->aggs[i] = specs[i].kind->create(specs[i].kind, &specs[i].params)) == NULL)
+		struct agg_params params = specs[i].params;
+
+		params.cumulative = specs[i].window.rows == WINDOW_ROWS_ALL;
+		params.window_rows = specs[i].window.rows;
+		params.window_nanos = specs[i].window.nanos;
+		if ((set->aggs[i] = specs[i].kind->create(specs[i].kind, &params)) == NULL)
 			return -1;
 		if (specs[i].window.nanos > 0)
 			set->has_time_windows = true;
@@ -153,6 +158,16 @@ window_set_boundary(struct window_set *set, const struct agg_spec *specs, uint64
 	if (set->has_time_windows)
 		set->times.head = set->times.tail - kept;
 	return status;
+}
+
+int64_t
+window_reach(const struct agg_spec *spec)
+{
+	int64_t d = spec->window.nanos;
+
+	if (spec->kind == &agg_ewma)
+		return d > INT64_MAX / 64 ? INT64_MAX : d * 64;
+	return d;
 }
 
 void

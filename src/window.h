@@ -79,6 +79,13 @@ size_t window_set_move(struct window_set *set, const struct agg_spec *specs,
 int window_set_boundary(struct window_set *set, const struct agg_spec *specs, uint64_t end,
     struct agg_result *const *results, size_t k);
 
+/*
+ * How long after a key's last record its window for spec no longer matters, in
+ * nanoseconds: a time window's duration, or 64 half-lives for an ewma, whose history
+ * then weighs 2^-64 of a new value.  0 for a row window, which never empties with time.
+ */
+int64_t window_reach(const struct agg_spec *spec);
+
 /* Stores every aggregate's result in results[i][k], without moving the windows. */
 void window_set_results(struct window_set *set, struct agg_result *const *results, size_t k);
 

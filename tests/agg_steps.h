@@ -8,6 +8,7 @@
  *                                         oldest values, takes *value (none when NULL),
  *                                         stores the result (none when NULL)
  *   agg_step_push(agg, value)             takes *value, evicting nothing
+ *   agg_step_push_at(agg, value, time)    the same, the record's timestamp being time
  *   agg_step_evict(agg, k)                evicts the k oldest values
  *   agg_step_result(agg, result)          stores the result; the window does not change
  *   agg_step_slide(agg, rows, value, result)
@@ -54,6 +55,15 @@ static inline int
 agg_step_push(struct agg *agg, const struct agg_value *value)
 {
 	return agg_step(agg, 0, value, NULL);
+}
+
+static inline int
+agg_step_push_at(struct agg *agg, const struct agg_value *value, int64_t time)
+{
+	uint32_t e = 0;
+	struct agg_move m = { .n = 1, .evict = &e, .values = value, .times = &time };
+
+	return agg->kind->move(agg, &m) == 1 ? 0 : -1;
 }
 
 static inline void

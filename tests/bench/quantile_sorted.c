@@ -161,12 +161,13 @@ sorted_replace_pending(struct sorted_window *w, double x)
  * short, in which case the window is unchanged.
  */
 static int
-sorted_push(struct agg *agg, const struct agg_value *value)
+sorted_push(struct agg *agg, const struct agg_value *value, int64_t time)
 {
 	struct sorted_window *w = (struct sorted_window *)agg;
 	uint64_t *word;
 	size_t index;
 
+	(void)time;
 	if (ring_reserve(&w->ring, sizeof(uint64_t)) != 0)
 		return -1;
 	if (value->has_number && !isnan(value->number) && !w->pending && w->count == w->cap) {

@@ -517,10 +517,12 @@ format_fixed(double x, int precision, char *out, size_t size)
 /* ---------------------------------------------------------------- a test case */
 
 enum kind { K_NUM, K_TEXT, K_TIME, K_KEY };
-enum agg { A_SUM, A_AVG, A_COUNT, A_MIN, A_MAX, A_VAR, A_STDDEV, A_PCT, A_MODE, A_DISTINCT };
-static const bool agg_numeric[A_DISTINCT + 1] = {
+enum agg { A_SUM, A_AVG, A_COUNT, A_MIN, A_MAX, A_VAR, A_STDDEV, A_PCT, A_MODE, A_DISTINCT,
+	A_FIRST, A_LAST, A_DELTA, A_RATE, A_EWMA };
+static const bool agg_numeric[A_EWMA + 1] = {
 	[A_SUM] = true, [A_AVG] = true, [A_MIN] = true, [A_MAX] = true, [A_VAR] = true,
-	[A_STDDEV] = true, [A_PCT] = true,
+	[A_STDDEV] = true, [A_PCT] = true, [A_FIRST] = true, [A_LAST] = true, [A_DELTA] = true,
+	[A_RATE] = true, [A_EWMA] = true,
 };
 
 struct window {
@@ -718,6 +720,12 @@ row_window(void)
 	};
 	struct window w = { 0 };
 
+	/* WINDOWS: all, a cumulative window, is a row window longer than any input. */
+	if (!small_windows && chance(0.05)) {
+		w.rows = UINT64_MAX;
+		w.text = "all";
+		return w;
+	}
 	do
 		w.rows = PICK(sizes);
 	while (small_windows && w.rows > 100);
@@ -799,11 +807,17 @@ gen_spec(struct tcase *c, struct spec *s)
 		{ "stddev", A_STDDEV, 0 }, { "median", A_PCT, 500 }, { "mode", A_MODE, 0 },
 		{ "distinct", A_DISTINCT, 0 }, { "p", A_PCT, -1 }, { "p", A_PCT, -1 },
 		{ "sum", A_SUM, 0 }, { "mean", A_AVG, 0 }, { "mode", A_MODE, 0 },
+		{ "first", A_FIRST, 0 }, { "last", A_LAST, 0 }, { "delta", A_DELTA, 0 },
+		{ "rate", A_RATE, 0 }, { "ewma", A_EWMA, 0 },
 	};
 	static const int pcts[] = { 0, 100, 250, 333, 500, 750, 900, 990, 999, 1000, 10 };
-	size_t i = below(sizeof(aggs) / sizeof(aggs[0]));
+	size_t i;
 	const char *col;
 	struct buf arg = { 0 };
+
+	do	/* rate needs -t */
+		i = below(sizeof(aggs) / sizeof(aggs[0]));
+	while (aggs[i].agg == A_RATE && !c->time_col);
 
 	s->agg = aggs[i].agg;
 	s->name = aggs[i].name;
@@ -819,8 +833,13 @@ gen_spec(struct tcase *c, struct spec *s)
 		s->column = pick_column(c, K_TEXT, 0.5);
 	col = column_text(c, s->column);
 	s->has_window = !c->has_default_window || chance(0.3);
+	/* ewma needs a span or a half-life: ewma@all is a usage error. */
+	if (s->agg == A_EWMA && c->default_window.rows == UINT64_MAX)
+		s->has_window = true;
 	if (s->has_window)
-		s->window = c->time_col && chance(0.6) ? time_window() : row_window();
+		do
+			s->window = c->time_col && chance(0.6) ? time_window() : row_window();
+		while (s->agg == A_EWMA && s->window.rows == UINT64_MAX);
 	else
 		s->window = c->default_window;
 	buf_puts(&arg, s->name);
@@ -1628,9 +1647,13 @@ mode_order(const char *a, const char *b)
 	return strcmp(a, b);
 }
 
-/* One aggregate over the values of the records in its window, straight from AGGREGATES. */
+/*
+ * One aggregate over the values of the records in its window, straight from AGGREGATES;
+ * times[i] is w[i]'s record's timestamp (for rate).
+ */
 static struct cell
-aggregate(const struct tcase *c, const struct spec *s, struct rv *const *w, size_t n)
+aggregate(const struct tcase *c, const struct spec *s, struct rv *const *w,
+    const int64_t *times, size_t n)
 {
 	const char *null = rendered(c, c->null_text);
 	const char **texts = amalloc((n + 1) * sizeof(*texts));
@@ -1699,6 +1722,66 @@ aggregate(const struct tcase *c, const struct spec *s, struct rv *const *w, size
 		return approx(sum, 1e-12L * m);
 	case A_AVG:
 		return approx(sum / (long double)nx, 1e-12L * m);
+	case A_FIRST:
+		return exact(format_number(c, xs[0]));
+	case A_LAST:
+		return exact(format_number(c, xs[nx - 1]));
+	case A_DELTA:
+		return exact(format_number(c, xs[nx - 1] - xs[0]));
+	case A_RATE: {
+		/* The increase from the first number to the last, a drop adding the new one. */
+		long double increase = 0, steps = 0, seconds;
+		int64_t first = 0, last = 0;
+		size_t k = 0;
+		double prev = 0;
+
+		for (size_t i = 0; i < n; i++) {
+			long double step;
+
+			if (!w[i]->present || !w[i]->isnum)
+				continue;
+			if (k++ == 0)
+				first = times[i];
+			else {
+				step = w[i]->x < prev ? (long double)w[i]->x :
+				    (long double)w[i]->x - prev;
+				increase += step;
+				steps += fabsl(step);
+			}
+			prev = w[i]->x;
+			last = times[i];
+		}
+		if (nx < 2 || last <= first)
+			return exact(null);
+		seconds = (long double)(last - first) / 1e9L;
+		return approx(increase / seconds, 1e-12L * steps / seconds);
+	}
+	case A_EWMA: {
+		/*
+		 * pandas' ewm().mean() over the key's history since its fresh start: with a
+		 * span W the number k records old weighs c^k, c = 1 - 2/(W+1); with a
+		 * half-life D the number a old weighs 2^-(a/D).  Aged to the last number's
+		 * record, which leaves the mean as it was.
+		 */
+		long double num = 0, den = 0, abs_num = 0, power = 1;
+		double decay = 1.0 - 2.0 / ((double)s->window.rows + 1.0);
+		size_t last = n;
+
+		while (last > 0 && !(w[last - 1]->present && w[last - 1]->isnum))
+			last--;
+		for (size_t i = last; i-- > 0; power *= decay) {
+			long double weight;
+
+			if (!w[i]->present || !w[i]->isnum)
+				continue;
+			weight = s->window.is_time ? exp2l(-(long double)(times[last - 1] -
+			    times[i]) / (long double)s->window.nanos) : power;
+			num += weight * w[i]->x;
+			abs_num += weight * fabsl((long double)w[i]->x);
+			den += weight;
+		}
+		return approx(num / den, 1e-12L * abs_num / den);
+	}
 	case A_MIN:
 	case A_MAX: {
 		double best = xs[0];
@@ -1960,6 +2043,7 @@ evaluate(const struct tcase *c, struct expect *e)
 	struct rv **window = amalloc((c->nrec + 1) * sizeof(*window));
 	long *key_of = amalloc((c->nrec + 1) * sizeof(*key_of));
 	size_t nproc = c->nrec;
+	int64_t *window_times = amalloc((c->nrec + 1) * sizeof(*window_times));
 
 	memset(e, 0, sizeof(*e));
 	e->out = amalloc((c->nrec + 1) * sizeof(*e->out));
@@ -2138,16 +2222,28 @@ evaluate(const struct tcase *c, struct expect *e)
 				 * Rows: the key's last W records.  Time: those with t - D < t' <= t
 				 * (timestamps as taken, never decreasing).
 				 */
-				if (!sp->window.is_time) {
+				if (sp->agg == A_EWMA) {
+					/*
+					 * ewma: the key's whole history, since the last record 64
+					 * half-lives or more after the one before it.
+					 */
+					start = 0;
+					for (size_t k = 1; sp->window.is_time && k < g->n; k++)
+						if (times[g->idx[k]] - times[g->idx[k - 1]] >=
+						    64 * sp->window.nanos)
+							start = k;
+				} else if (!sp->window.is_time) {
 					start = g->n > sp->window.rows ? g->n - sp->window.rows : 0;
 				} else {
 					start = g->n;
 					while (start > 0 && times[g->idx[start - 1]] > newest - sp->window.nanos)
 						start--;
 				}
-				for (size_t k = start; k < g->n; k++)
+				for (size_t k = start; k < g->n; k++) {
+					window_times[n] = times[g->idx[k]];
 					window[n++] = &vals[g->idx[k]][s];
-				o->cell[s] = aggregate(c, sp, window, n);
+				}
+				o->cell[s] = aggregate(c, sp, window, window_times, n);
 			}
 		}
 	}

@@ -17,7 +17,10 @@
  *   byte 5   bits 0-1 -m (1-4), bits 2-3 -s (2-5), bit 4 --na=-,NA, bit 5
  *            --hll-bits=4, bit 6 --null= (else --null=N), bit 7 a third aggregate
  *   byte 6   the third aggregate (low nibble) and its column (bits 4-5); bit 6: with
- *            -H, name the columns a, b, c, d rather than number them
+ *            -H, name the columns a, b, c, d rather than number them; bit 7: the
+ *            aggregates from the second table (first, last, delta, rate, ewma...),
+ *            and the second one's own window @all (ewma's stays @3: main.c refuses
+ *            ewma@all)
  *
  * Beyond no crash, no leak and no undefined behaviour, it checks what the man page
  * promises of a run that ends well (and, of one that stops, that nothing more was
@@ -47,6 +50,10 @@
 static const char *const aggregate_names[16] = {
 	"sum", "avg", "count", "min", "max", "var", "stddev", "median",
 	"mode", "distinct", "p99", "p0", "p100", "p99.9", "mean", "p50",
+};
+static const char *const more_aggregate_names[16] = {
+	"first", "last", "delta", "rate", "ewma", "first", "last", "delta",
+	"rate", "ewma", "sum", "count", "min", "distinct", "median", "mode",
 };
 static const char *const durations[8] = {
 	"1s", "500ms", "2s", "1m", "1h", "1d", "1.5s", "3ms",
@@ -442,15 +449,17 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		fail("a duration of the table does not parse");
 	for (size_t i = 0; i < config.spec_count; i++) {
 		struct agg_spec *spec = &specs[i];
+		bool more = data[6] & 128;
+		const char *name = more ? more_aggregate_names[kinds[i]] :
+		    aggregate_names[kinds[i]];
 
 		if (names)
-			snprintf(texts[i], sizeof(texts[i]), "%s:%s", aggregate_names[kinds[i]],
+			snprintf(texts[i], sizeof(texts[i]), "%s:%s", name,
 			    column_names[columns[i] - 1]);
 		else
-			snprintf(texts[i], sizeof(texts[i]), "%s:%u", aggregate_names[kinds[i]],
-			    columns[i]);
+			snprintf(texts[i], sizeof(texts[i]), "%s:%u", name, columns[i]);
 		if (i == 1 && (data[4] & 128))
-			strcat(texts[i], "@3");
+			strcat(texts[i], more && strcmp(name, "ewma") != 0 ? "@all" : "@3");
 		if (spec_parse(texts[i], spec) != SPEC_OK)
 			fail("a spec of the table does not parse");
 		if (!spec->has_window)

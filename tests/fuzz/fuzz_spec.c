@@ -9,8 +9,9 @@
  *
  *   - a spec names a known aggregate, its name, column and window are the parts of the
  *     text that its first ':' and last '@' delimit, a percentile is within [0, 1];
- *   - a window is either rows, 1 to WINDOW_ROWS_MAX, or a positive duration, and rows
- *     exactly when the text is all digits;
+ *   - a window is either rows, 1 to WINDOW_ROWS_MAX, a positive duration, or all
+ *     (rows WINDOW_ROWS_ALL), rows exactly when the text is all digits and all exactly
+ *     when it is "all";
  *   - a column is a field number from 1 to SIZE_MAX / 2 when all digits, or a minus
  *     and digits (counted from the end), else a name;
  *   - a count is from 1 to its maximum.
@@ -46,13 +47,17 @@ all_digits(const char *text, size_t len)
 static void
 check_window(const struct window_size *w, bool digits, const char *text, size_t len)
 {
+	bool all = len == 3 && memcmp(text, "all", 3) == 0;
+
 	if ((w->rows == 0) == (w->nanos == 0))
 		fail("a window must be rows or a duration, not both or neither", text, len);
-	if (w->rows > WINDOW_ROWS_MAX)
+	if (all != (w->rows == WINDOW_ROWS_ALL))
+		fail("all exactly when the window is all", text, len);
+	if (w->rows > WINDOW_ROWS_MAX && !all)
 		fail("row window out of range", text, len);
 	if (w->nanos < 0)
 		fail("negative duration", text, len);
-	if (digits != (w->rows != 0))
+	if (digits != (w->rows != 0 && !all))
 		fail("rows exactly when the window is all digits", text, len);
 }
 
@@ -86,7 +91,7 @@ check_spec(const char *text)
 		fail("bad window position", text, len);
 	if (spec.has_window)
 		check_window(&spec.window, all_digits(at + 1, len - (size_t)(at - text) - 1),
-		    text, len);
+		    at + 1, len - (size_t)(at - text) - 1);
 }
 
 int

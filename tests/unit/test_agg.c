@@ -3,7 +3,7 @@
  * over random push/pop sequences with missing values, duplicates, NaN and ±inf,
  * and windows that grow and shrink; their move() one step at a time and in batches,
  * as row windows, time windows, with index lists and want arrays; and the contract of
- * move() (agg.h) for every kind, the monoids, median, p99, mode and distinct (the
+ * move() (agg.h) for every kind, the monoids, ewma, median, p99, mode and distinct (the
  * agg_move tests at the end).  A window changes only through move(): the one-step
  * moves of tests/agg_steps.h drive it value by value.
  *
@@ -116,6 +116,67 @@ is_extreme(const struct agg_kind *kind)
 	    kind == &agg_max_twostack;
 }
 
+/* first, last, delta and rate: the window's ends (agg_ends.c). */
+static bool
+is_end(const struct agg_kind *kind)
+{
+	return kind == &agg_first || kind == &agg_last || kind == &agg_delta ||
+	    kind == &agg_rate;
+}
+
+/*
+ * The ends of the naive window as the man page defines them: first, last and delta
+ * bit-exact (delta is last - first, rounded once); rate's increase summed in binary128
+ * from each number and its predecessor, a drop counting the new number itself, over
+ * the seconds between the first and the last number (*seconds), with in *abs_steps
+ * the sum of the steps' magnitudes (for the tolerance).
+ */
+static void
+naive_ends(const struct agg_kind *kind, const struct naive *w, uint64_t min_count,
+    struct agg_result *r, quad *exact, quad *abs_steps, quad *seconds)
+{
+	size_t n = 0, first = 0, last = 0;
+	quad increase = 0;
+
+	*abs_steps = 0;
+	*seconds = 0;
+	for (size_t i = 0; i < w->n; i++) {
+		if (!w->present[i])
+			continue;
+		if (n++ == 0)
+			first = i;
+		else {
+			double prev = w->value[last], x = w->value[i];
+			quad step = x < prev ? (quad)x : (quad)x - (quad)prev;
+
+			/* The double step's NaN (inf - inf) is binary128's too. */
+			increase += step;
+			*abs_steps += quad_abs(step);
+		}
+		last = i;
+	}
+	if (n > 0)
+		*seconds = (quad)(w->time[last] - w->time[first]) / 1000000000;
+	r->kind = AGG_RESULT_NULL;
+	if (n == 0 || n < min_count)
+		return;
+	if (kind == &agg_rate && (n < 2 || w->time[last] <= w->time[first]))
+		return;
+	r->kind = AGG_RESULT_NUMBER;
+	if (kind == &agg_first)
+		r->number = w->value[first];
+	else if (kind == &agg_last)
+		r->number = w->value[last];
+	else if (kind == &agg_delta)
+		r->number = w->value[last] - w->value[first];
+	else {
+		*exact = increase / *seconds;
+		r->number = (double)*exact;
+		return;
+	}
+	*exact = r->number;
+}
+
 /*
  * The reference result of kind over the naive window, as the man page defines it, and
  * in *exact the value that r->number rounds (the same for min, max and non-finite
@@ -130,6 +191,12 @@ naive_result(const struct agg_kind *kind, const struct naive *w, uint64_t min_co
 	quad sum = 0;
 
 	*exact = 0;
+	if (is_end(kind)) {
+		quad abs_steps, seconds;
+
+		naive_ends(kind, w, min_count, r, exact, &abs_steps, &seconds);
+		return;
+	}
 	for (size_t i = 0; i < w->n; i++) {
 		if (!w->present[i])
 			continue;
@@ -234,6 +301,15 @@ tolerance(const struct agg_kind *kind, const struct naive *w, quad expected)
 	if (kind == &agg_stddev)
 		return sqrt((double)(10 * n * U * squares / (n - 1)) + 8 * DBL_TRUE_MIN) +
 		    U * (double)quad_abs(expected);
+	if (kind == &agg_rate) {
+		/* The steps' roundings and their sum's (n values), then two divisions. */
+		struct agg_result r;
+		quad exact, abs_steps, seconds;
+
+		naive_ends(kind, w, 0, &r, &exact, &abs_steps, &seconds);
+		return (double)((n + 2) * U * abs_steps / seconds + 3 * U * quad_abs(expected)) +
+		    DBL_TRUE_MIN;
+	}
 	return 0;
 }
 
@@ -276,8 +352,9 @@ check_expected(const struct agg_kind *kind, const struct agg_result *got,
 		    got->number);
 		return;
 	}
-	/* Bit-exact: min, max, and the infinities that come from infinite values. */
-	if (is_extreme(kind) || magnitude == (quad)INFINITY) {
+	/* Bit-exact: min, max, the ends, and the infinities from infinite values. */
+	if (is_extreme(kind) || (is_end(kind) && kind != &agg_rate) ||
+	    magnitude == (quad)INFINITY) {
 		cr_assert(memcmp(&got->number, &want->number, sizeof(double)) == 0,
 		    "%s step %d: %.17g, expected %.17g", kind->name, step, got->number,
 		    want->number);
@@ -344,6 +421,7 @@ random_sequences_of(const struct agg_kind *kind, uint64_t min_count, unsigned se
 	struct agg *agg = kind->create(kind, &params);
 	struct naive w = { .n = 0 };
 	struct agg_result got;
+	int64_t now = 0;
 
 	cr_assert_not_null(agg);
 	for (int step = 0; step < 40000; step++) {
@@ -357,8 +435,10 @@ random_sequences_of(const struct agg_kind *kind, uint64_t min_count, unsigned se
 			v.has_text = rand_r(&seed) % 8 != 0;
 			v.has_number = v.has_text && (kind == &agg_count ? rand_r(&seed) % 2 : 1);
 			v.number = v.has_number ? value(&seed) : 0;
-			cr_assert_eq(agg_step_push(agg, &v), 0);
-			naive_push(&w, kind, &v, 0);
+			/* Equal timestamps now and then, for rate's "no time between". */
+			now += rand_r(&seed) % 3 == 0 ? 0 : rand_r(&seed) % 5000000000;
+			cr_assert_eq(agg_step_push_at(agg, &v, now), 0);
+			naive_push(&w, kind, &v, now);
 		} else {
 			agg_step_evict(agg, 1);
 			naive_evict(&w, 1);
@@ -384,6 +464,15 @@ Test(agg, max_random) { random_sequences(&agg_max_deque, 1, 5); }
 Test(agg, min_twostack_random) { random_sequences(&agg_min_twostack, 1, 4); }
 Test(agg, max_twostack_random) { random_sequences(&agg_max_twostack, 1, 5); }
 Test(agg, var_random) { random_sequences(&agg_var, 1, 6); }
+Test(agg, first_random) { random_sequences(&agg_first, 1, 21); }
+Test(agg, last_random) { random_sequences(&agg_last, 1, 22); }
+Test(agg, delta_random) { random_sequences(&agg_delta, 1, 23); }
+Test(agg, rate_random) { random_sequences(&agg_rate, 1, 24); }
+Test(agg, ends_min_count)
+{
+	random_sequences(&agg_first, 3, 25);
+	random_sequences(&agg_rate, 5, 28);
+}
 Test(agg, stddev_random) { random_sequences(&agg_stddev, 1, 7); }
 Test(agg, min_count_random)
 {
@@ -1063,7 +1152,10 @@ field_order(const struct field_pool *pool, long a, long b)
 }
 
 /* A kind the contract test moves, and what its results are. */
-enum family { MONOID, QUANTILE, MODE, DISTINCT };
+enum family { MONOID, QUANTILE, MODE, DISTINCT, EWMA };
+
+/* ewma in the contract test: span CONTRACT_SPAN. */
+#define CONTRACT_SPAN 3
 
 struct contract_kind {
 	const struct agg_kind *kind;
@@ -1075,10 +1167,48 @@ struct contract_kind {
 struct contract_naive {
 	const struct field_pool *pool;
 	long slot[CONTRACT_WINDOW];
+	int64_t time[CONTRACT_WINDOW];	/* each slot's record's timestamp, 0 without */
 	size_t n;
 	struct naive numbers;	/* for MONOID: the window as naive_result reads it */
 	uint64_t counts[400];
+	/*
+	 * EWMA: pandas' sums over every record taken, evictions ignored, in binary128,
+	 * Σ c^k·x, Σ c^k·|x| and Σ c^k for the number k records before the last number,
+	 * and the records without a number since it (test_ewma.c checks the formula
+	 * itself; here a recurrence is exact enough).
+	 */
+	quad sum, abs_sum, weight;
+	uint64_t pending;
+	uint64_t numbers_seen;
+	double special;		/* the sum of the NaNs and infinities seen */
 };
+
+/* EWMA: the history takes record field f (-1 missing). */
+static void
+contract_take(struct contract_naive *w, long f)
+{
+	const struct field *x = f >= 0 ? &w->pool->field[f] : NULL;
+	double c = 1.0 - 2.0 / (CONTRACT_SPAN + 1.0);
+
+	if (x == NULL || !x->is_number) {
+		w->pending++;
+		return;
+	}
+	for (uint64_t k = 0; k <= w->pending; k++) {
+		w->sum *= c;
+		w->abs_sum *= c;
+		w->weight *= c;
+	}
+	w->pending = 0;
+	w->numbers_seen++;
+	w->weight += 1;
+	if (!isfinite(x->number))
+		w->special += x->number;
+	else {
+		w->sum += x->number;
+		w->abs_sum += quad_abs(x->number);
+	}
+}
 
 /* What a result of the contract test must be. */
 struct contract_expected {
@@ -1113,6 +1243,7 @@ contract_expect(const struct contract_kind *c, struct contract_naive *w, uint64_
 			w->numbers.present[i] = c->kind->input == AGG_INPUT_TEXT ? f != NULL :
 			    f != NULL && f->is_number;
 			w->numbers.value[i] = f != NULL && f->is_number ? f->number : 0;
+			w->numbers.time[i] = w->time[i];
 			w->numbers.n++;
 		}
 		expect_of(c->kind, &w->numbers, min_count, &x->e);
@@ -1182,6 +1313,20 @@ contract_expect(const struct contract_kind *c, struct contract_naive *w, uint64_
 			if (w->slot[i] >= 0 && w->counts[w->slot[i]]++ == 0)
 				x->e.want.count++;
 		return;
+	case EWMA:
+		x->e.want.kind = AGG_RESULT_NULL;
+		if (w->numbers_seen == 0 || w->numbers_seen < min_count)
+			return;
+		x->e.want.kind = AGG_RESULT_NUMBER;
+		if (w->special != 0 || isnan(w->special)) {
+			x->e.want.number = w->special;
+			x->e.exact = w->special;
+			return;
+		}
+		x->e.exact = w->sum / w->weight;
+		x->e.want.number = (double)x->e.exact;
+		x->e.tolerance = (double)(8 * U * w->abs_sum / w->weight) + DBL_TRUE_MIN;
+		return;
 	}
 }
 
@@ -1227,6 +1372,21 @@ contract_check(const struct contract_kind *c, const struct field_pool *pool,
 		    name, step, (unsigned long long)got->count,
 		    (unsigned long long)x->e.want.count);
 		return;
+	case EWMA:
+		cr_assert_eq(got->kind, x->e.want.kind, "%s step %d: kind %d, expected %d", name,
+		    step, got->kind, x->e.want.kind);
+		if (got->kind != AGG_RESULT_NUMBER)
+			return;
+		if (!isfinite(x->e.want.number))
+			cr_assert(memcmp(&got->number, &x->e.want.number, sizeof(double)) == 0 ||
+			    (isnan(got->number) && isnan(x->e.want.number)),
+			    "%s step %d: %.17g, expected %.17g", name, step, got->number,
+			    x->e.want.number);
+		else
+			cr_assert_leq((double)quad_abs(got->number - x->e.exact), x->e.tolerance,
+			    "%s step %d: %.17g, expected %.17g", name, step, got->number,
+			    x->e.want.number);
+		return;
 	}
 }
 
@@ -1239,7 +1399,7 @@ contract_run(const struct contract_kind *c, uint64_t min_count, unsigned seed, i
 	static struct contract_naive w;
 	static struct contract_expected expected[MAX_BATCH];
 	struct agg_params params = { .min_count = min_count, .percentile = c->percentile,
-	    .hash_seed = seed };
+	    .hash_seed = seed, .window_rows = CONTRACT_SPAN };
 	struct agg *agg = c->kind->create(c->kind, &params);
 	uint64_t row_size = 1;
 	size_t target = 0;
@@ -1272,6 +1432,15 @@ contract_run(const struct contract_kind *c, uint64_t min_count, unsigned seed, i
 		uint64_t rows;
 		struct agg_move m = { .n = n };
 
+		if (move % 100 == 0 && move > 0 && c->family == EWMA) {
+			/* A fresh ewma now and then: its history never leaves otherwise. */
+			c->kind->destroy(agg);
+			agg = c->kind->create(c->kind, &params);
+			cr_assert_not_null(agg);
+			w.sum = w.abs_sum = w.weight = 0;
+			w.pending = w.numbers_seen = 0;
+			w.special = 0;
+		}
 		if (move % 100 == 0) {
 			row_size = row_sizes[(size_t)rand_r(&seed) % (sizeof(row_sizes) /
 			    sizeof(row_sizes[0]))];
@@ -1296,6 +1465,11 @@ contract_run(const struct contract_kind *c, uint64_t min_count, unsigned seed, i
 			/* Mostly the first fields of the pool, so that values repeat. */
 			long f = rand_r(&seed) % 10 == 0 ? -1 :
 			    rand_r(&seed) % (1 + rand_r(&seed) % (int)pool.count);
+
+			/* A NaN or an infinity ends an ewma's finite results: seldom one. */
+			if (c->family == EWMA && f >= 0 && pool.field[f].is_number &&
+			    !isfinite(pool.field[f].number) && rand_r(&seed) % 100 != 0)
+				f = 0;
 
 			if (f >= 0) {
 				memcpy(texts[r], pool.field[f].text, pool.field[f].len);
@@ -1341,14 +1515,18 @@ contract_run(const struct contract_kind *c, uint64_t min_count, unsigned seed, i
 					evicted_several += e > 1;
 					evict[j] = (uint32_t)e;
 					memmove(w.slot, w.slot + e, (w.n - e) * sizeof(w.slot[0]));
+					memmove(w.time, w.time + e, (w.n - e) * sizeof(w.time[0]));
 					w.n -= e;
 				} else if (use_values && w.n == rows) {
 					memmove(w.slot, w.slot + 1, (w.n - 1) * sizeof(w.slot[0]));
+					memmove(w.time, w.time + 1, (w.n - 1) * sizeof(w.time[0]));
 					w.n--;
 				}
 				if (use_values) {
 					cr_assert_lt(w.n, CONTRACT_WINDOW);
+					w.time[w.n] = use_evict ? times[r] : 0;
 					w.slot[w.n++] = field_of[r];
+					contract_take(&w, field_of[r]);
 				}
 				emptied += w.n == 0;
 				largest = w.n > largest ? w.n : largest;
@@ -1415,6 +1593,11 @@ Test(agg_move, min_twostack) { contract(&agg_min_twostack, MONOID, 0); }
 Test(agg_move, max_twostack) { contract(&agg_max_twostack, MONOID, 0); }
 Test(agg_move, var) { contract(&agg_var, MONOID, 0); }
 Test(agg_move, stddev) { contract(&agg_stddev, MONOID, 0); }
+Test(agg_move, first) { contract(&agg_first, MONOID, 0); }
+Test(agg_move, last) { contract(&agg_last, MONOID, 0); }
+Test(agg_move, delta) { contract(&agg_delta, MONOID, 0); }
+Test(agg_move, rate) { contract(&agg_rate, MONOID, 0); }
+Test(agg_move, ewma) { contract(&agg_ewma, EWMA, 0); }
 Test(agg_move, median) { contract(&agg_quantile, QUANTILE, 0.5); }
 Test(agg_move, p99) { contract(&agg_quantile, QUANTILE, 0.99); }
 Test(agg_move, mode) { contract(&agg_mode, MODE, 0); }
@@ -1513,3 +1696,159 @@ ParameterizedTest(struct fault_case *fc, agg_move, memory_short)
 		    fc->fail_at);
 }
 #endif
+
+/*
+ * Cumulative windows (@all, swag(1) WINDOWS): every kind made with params.cumulative
+ * gives, bit for bit, the results of the same kind as a row window that no input fills
+ * (rows UINT64_MAX), over random fields of the contract's pool (numbers, NaN,
+ * infinities, texts, missing) moved in random batches with index lists, want arrays and
+ * moves without values; distinct stays exact below 2^P/8 distinct values.
+ */
+static void
+cumulative_matches_unlimited(const struct agg_kind *kind, double percentile, unsigned seed)
+{
+	static struct field_pool pool;
+	struct agg_params params = { .min_count = 2, .percentile = percentile, .hash_seed = 7 };
+	struct agg *all, *rows;
+	int64_t now = 0;
+	unsigned char seen[400] = { 0 };
+	uint64_t distinct = 0;
+
+	params.cumulative = true;
+	all = kind->create(kind, &params);
+	params.cumulative = false;
+	rows = kind->create(kind, &params);
+	cr_assert(all != NULL && rows != NULL);
+	field_pool_make(&pool, seed);
+	for (int move = 0; move < 300; move++) {
+		struct agg_value v[64];
+		struct agg_result a[64], b[64];
+		int64_t times[64];
+		unsigned char want[64];
+		uint8_t index[64];
+		long field_of[64];
+		size_t n = 1 + (size_t)rand_r(&seed) % 64;
+		struct agg_move m = { .n = n, .rows = UINT64_MAX, .times = times };
+
+		memset(v, 0, sizeof(v));
+		memset(a, SENTINEL_BYTE, sizeof(a));
+		memset(b, SENTINEL_BYTE, sizeof(b));
+		for (size_t r = 0; r < n; r++) {
+			long f = rand_r(&seed) % 10 == 0 ? -1 : rand_r(&seed) % (int)pool.count;
+
+			field_of[r] = f;
+			if (f >= 0) {
+				v[r].has_text = true;
+				v[r].text = pool.field[f].text;
+				v[r].text_len = pool.field[f].len;
+				v[r].has_number = pool.field[f].is_number;
+				v[r].number = pool.field[f].number;
+			}
+			now += rand_r(&seed) % 3 == 0 ? 0 : rand_r(&seed) % 1000000000;
+			times[r] = now;
+			want[r] = (unsigned char)(rand_r(&seed) % 4 != 0);
+			index[r] = (uint8_t)r;
+		}
+		m.values = rand_r(&seed) % 8 != 0 ? v : NULL;
+		m.want = rand_r(&seed) % 2 ? want : NULL;
+		m.index = rand_r(&seed) % 2 ? index : NULL;
+		m.results = a;
+		cr_assert_eq(all->kind->move(all, &m), n);
+		m.results = b;
+		cr_assert_eq(rows->kind->move(rows, &m), n);
+		if (kind == &agg_distinct) {
+			/*
+			 * The row window estimates once it holds 2^P/8 values; @all counts
+			 * the pool's (fewer than 2^P/8) distinct fields exactly.
+			 */
+			for (size_t j = 0; j < n; j++) {
+				size_t r = m.index != NULL ? m.index[j] : j;
+
+				if (m.values != NULL && field_of[r] >= 0 && !seen[field_of[r]]++)
+					distinct++;
+				b[r].count = distinct;
+			}
+		}
+		for (size_t r = 0; r < n; r++) {
+			cr_assert_eq(a[r].kind, b[r].kind, "%s move %d record %zu", kind->name,
+			    move, r);
+			if (is_sentinel(&a[r]))
+				continue;
+			/* A NaN's sign is no part of a result (swag prints nan). */
+			if (a[r].kind == AGG_RESULT_NUMBER)
+				cr_assert(memcmp(&a[r].number, &b[r].number, sizeof(double)) == 0 ||
+				    (isnan(a[r].number) && isnan(b[r].number)),
+				    "%s move %d record %zu: %.17g, expected %.17g", kind->name,
+				    move, r, a[r].number, b[r].number);
+			else if (a[r].kind == AGG_RESULT_COUNT)
+				cr_assert_eq(a[r].count, b[r].count, "%s move %d", kind->name, move);
+			else if (a[r].kind == AGG_RESULT_TEXT)
+				cr_assert(a[r].text_len == b[r].text_len &&
+				    memcmp(a[r].text, b[r].text, a[r].text_len) == 0, "%s move %d",
+				    kind->name, move);
+		}
+	}
+	all->kind->destroy(all);
+	rows->kind->destroy(rows);
+}
+
+Test(agg_all, every_kind_as_an_unlimited_row_window)
+{
+	static const struct {
+		const struct agg_kind *kind;
+		double percentile;
+	} kinds[] = { { &agg_sum, 0 }, { &agg_avg, 0 }, { &agg_count, 0 }, { &agg_min, 0 },
+	    { &agg_max, 0 }, { &agg_min_twostack, 0 }, { &agg_max_twostack, 0 },
+	    { &agg_var, 0 }, { &agg_stddev, 0 }, { &agg_first, 0 }, { &agg_last, 0 },
+	    { &agg_delta, 0 }, { &agg_rate, 0 }, { &agg_quantile, 0.5 },
+	    { &agg_quantile, 0.99 }, { &agg_mode, 0 }, { &agg_distinct, 0 } };
+
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+		cumulative_matches_unlimited(kinds[i].kind, kinds[i].percentile, 31 + (unsigned)i);
+}
+
+/*
+ * distinct @all: exact up to 2^P/8 distinct values, then the sketch alone: its memory
+ * stays what it was at the switch however many values follow, and its estimate stays
+ * within 4 standard errors (1.04/sqrt(2^P)) of the true count.
+ */
+Test(agg_all, distinct_exact_then_fixed_sketch)
+{
+	struct agg_params params = { .hll_bits = 10, .hash_seed = 3, .cumulative = true };
+	struct agg *agg = agg_distinct.create(&agg_distinct, &params);
+	struct distinct_state state;
+	size_t bytes_at_switch = 0;
+	char text[32];
+
+	cr_assert_not_null(agg);
+	for (uint64_t i = 0; i < 400000; i++) {
+		/* Each value twice, the second time 100 records later. */
+		uint64_t value = i % 200 < 100 ? i : i - 100;
+		struct agg_value v = { .has_text = true, .text = text };
+		struct agg_result r;
+		uint64_t distinct = (i / 200) * 100 + (i % 200 < 100 ? i % 200 + 1 : 100);
+
+		v.text_len = (size_t)snprintf(text, sizeof(text), "v%llu",
+		    (unsigned long long)value);
+		cr_assert_eq(agg_step_push(agg, &v), 0);
+		agg_step_result(agg, &r);
+		cr_assert_eq(r.kind, AGG_RESULT_COUNT);
+		agg_distinct_inspect(agg, &state);
+		if (distinct <= 128) {
+			cr_assert_eq(r.count, distinct, "record %llu", (unsigned long long)i);
+			cr_assert(!state.sketch_active);
+			continue;
+		}
+		cr_assert(state.sketch_active && !state.exact_table);
+		if (bytes_at_switch == 0)
+			bytes_at_switch = state.bytes;
+		cr_assert_eq(state.bytes, bytes_at_switch, "record %llu: %zu bytes",
+		    (unsigned long long)i, state.bytes);
+		cr_assert(fabs((double)r.count - (double)distinct) <=
+		    4 * 1.04 / 32 * (double)distinct + 1, "record %llu: %llu, expected %llu",
+		    (unsigned long long)i, (unsigned long long)r.count,
+		    (unsigned long long)distinct);
+	}
+	cr_assert_lt(bytes_at_switch, 4096);
+	agg->kind->destroy(agg);
+}

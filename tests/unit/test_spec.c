@@ -191,3 +191,30 @@ Test(spec, counts)
 	cr_assert_eq(parse_count("4611686018427387904", 19, WINDOW_ROWS_MAX, &v), 0);
 	cr_assert_eq(parse_count("4611686018427387905", 19, WINDOW_ROWS_MAX, &v), -1);
 }
+
+/* The new aggregates' names, and all: a cumulative window, rows WINDOW_ROWS_ALL. */
+Test(spec, new_names_and_all)
+{
+	static const struct {
+		const char *text;
+		const struct agg_kind *kind;
+	} names[] = { { "first", &agg_first }, { "last", &agg_last },
+	    { "delta", &agg_delta }, { "rate", &agg_rate }, { "ewma", &agg_ewma } };
+	struct agg_spec spec;
+	struct window_size window;
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		cr_assert_eq(spec_parse(names[i].text, &spec), SPEC_OK);
+		cr_assert_eq(spec.kind, names[i].kind);
+	}
+	cr_assert_eq(spec_parse("sum:2@all", &spec), SPEC_OK);
+	cr_assert(spec.has_window);
+	cr_assert_eq(spec.window.rows, WINDOW_ROWS_ALL);
+	cr_assert_eq(spec.window.nanos, 0);
+	cr_assert_eq(window_parse("all", 3, &window), 0);
+	cr_assert_eq(window.rows, WINDOW_ROWS_ALL);
+	cr_assert_eq(window_parse("al", 2, &window), -1);
+	cr_assert_eq(window_parse("alll", 4, &window), -1);
+	cr_assert_eq(window_parse("ALL", 3, &window), -1);
+	cr_assert_eq(spec_parse("sum@all1", &spec), SPEC_BAD_WINDOW);
+}

@@ -1,0 +1,195 @@
+/*
+ * agg_ends.c: the aggregates of a window's ends, first, last, delta and rate, as
+ * monoids on the two-stack engine (monoid.h).
+ *
+ * first and last are the window's oldest and newest number, delta is last - first.
+ * Their aggregate is (first, last, n): combine(older, newer) takes the older side's
+ * first and the newer side's last, or the other side whole when one holds no number.
+ * A NaN or an infinity is a number like any other here: it is first or last while it
+ * is the oldest or newest number, and delta follows IEEE arithmetic (inf - inf is NaN).
+ *
+ * rate is the per-second increase of a counter between the window's first and last
+ * numbers: the increase is the sum, over each number and its predecessor in the
+ * window, of x - prev, or of x itself when x < prev (a counter reset: the counter
+ * restarted from zero), and the time is between the first and the last number's
+ * records.  Its aggregate adds the timestamps of both ends and the increase inside,
+ * and combine adds the increase of the step between the older side's last number and
+ * the newer side's first:
+ *
+ *     increase = older.increase + step(older.last, newer.first) + newer.increase
+ *
+ * which is associative, so rate runs on the two-stack like the others: every result
+ * comes from the window's values only, with nothing subtracted when a value leaves.
+ * NaN compares false, so a step to or from a NaN is NaN (a reset to NaN, or NaN - x),
+ * and the rate is NaN while the window holds one.
+ *
+ * Memory per slot: 24 bytes for first, last and delta, 48 for rate.  A cumulative
+ * window (@all) keeps one aggregate (monoid.h).
+ */
+#include <math.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "agg.h"
+#include "monoid.h"
+#include "twostack.h"
+
+/* first, last and delta: the window's oldest and newest number, of n numbers. */
+struct ends_agg {
+	double first, last;
+	uint64_t n;
+};
+
+_Static_assert(sizeof(struct ends_agg) == 24, "first, last and delta take 24 bytes a slot");
+
+/* The aggregate of no number. */
+TWOSTACK_INLINE void
+ends_empty(void *agg)
+{
+	*(struct ends_agg *)agg = (struct ends_agg){ 0.0, 0.0, 0 };
+}
+
+/* The aggregate of the number x alone. */
+TWOSTACK_INLINE void
+ends_unit(void *agg, double x)
+{
+	*(struct ends_agg *)agg = (struct ends_agg){ x, x, 1 };
+}
+
+/* The older side's first and the newer side's last (see above). */
+TWOSTACK_INLINE void
+ends_combine(void *out, const void *older, const void *newer)
+{
+	struct ends_agg a = *(const struct ends_agg *)older, b = *(const struct ends_agg *)newer;
+	struct ends_agg *r = out;
+
+	r->first = a.n != 0 ? a.first : b.first;
+	r->last = b.n != 0 ? b.last : a.last;
+	r->n = a.n + b.n;
+}
+
+/* Null without a number or below -m's count (min_count >= 1: monoid_create). */
+TWOSTACK_INLINE void
+first_finalize(const void *agg, const struct agg_params *params, struct agg_result *r)
+{
+	const struct ends_agg *e = agg;
+
+	if (e->n < params->min_count) {
+		r->kind = AGG_RESULT_NULL;
+		return;
+	}
+	r->kind = AGG_RESULT_NUMBER;
+	r->number = e->first;
+}
+
+/* As first_finalize, for the newest number. */
+TWOSTACK_INLINE void
+last_finalize(const void *agg, const struct agg_params *params, struct agg_result *r)
+{
+	const struct ends_agg *e = agg;
+
+	if (e->n < params->min_count) {
+		r->kind = AGG_RESULT_NULL;
+		return;
+	}
+	r->kind = AGG_RESULT_NUMBER;
+	r->number = e->last;
+}
+
+/* last - first, rounded once; null as first_finalize. */
+TWOSTACK_INLINE void
+delta_finalize(const void *agg, const struct agg_params *params, struct agg_result *r)
+{
+	const struct ends_agg *e = agg;
+
+	if (e->n < params->min_count) {
+		r->kind = AGG_RESULT_NULL;
+		return;
+	}
+	r->kind = AGG_RESULT_NUMBER;
+	r->number = e->last - e->first;
+}
+
+/* rate: the ends with their timestamps, and the increase between them. */
+struct rate_agg {
+	double first, last;
+	int64_t first_time, last_time;	/* nanoseconds */
+	double increase;		/* from first to last, resets counted */
+	uint64_t n;
+};
+
+_Static_assert(sizeof(struct rate_agg) == 48, "rate takes 48 bytes a slot");
+
+/* The aggregate of no number. */
+TWOSTACK_INLINE void
+rate_empty(void *agg)
+{
+	*(struct rate_agg *)agg = (struct rate_agg){ 0.0, 0.0, 0, 0, 0.0, 0 };
+}
+
+/* The aggregate of the number x alone, at time (nanoseconds). */
+TWOSTACK_INLINE void
+rate_unit_at(void *agg, double x, int64_t time)
+{
+	*(struct rate_agg *)agg = (struct rate_agg){ x, x, time, time, 0.0, 1 };
+}
+
+/* A counter's increase from prev to x: x - prev, or x after a reset (x < prev). */
+TWOSTACK_INLINE double
+rate_step(double prev, double x)
+{
+	return x < prev ? x : x - prev;
+}
+
+/* The ends of both sides and the increase across them (see above). */
+TWOSTACK_INLINE void
+rate_combine(void *out, const void *older, const void *newer)
+{
+	struct rate_agg a = *(const struct rate_agg *)older, b = *(const struct rate_agg *)newer;
+	struct rate_agg *r = out;
+
+	if (a.n == 0 || b.n == 0) {
+		*r = a.n != 0 ? a : b;
+		return;
+	}
+	*r = (struct rate_agg){ a.first, b.last, a.first_time, b.last_time,
+	    a.increase + rate_step(a.last, b.first) + b.increase, a.n + b.n };
+}
+
+/*
+ * The increase over the seconds between the first and the last number: null with
+ * fewer than two numbers (or -m's count), or no time between them.
+ */
+TWOSTACK_INLINE void
+rate_finalize(const void *agg, const struct agg_params *params, struct agg_result *r)
+{
+	const struct rate_agg *e = agg;
+
+	if (e->n < 2 || e->n < params->min_count || e->last_time <= e->first_time) {
+		r->kind = AGG_RESULT_NULL;
+		return;
+	}
+	r->kind = AGG_RESULT_NUMBER;
+	/* Timestamps never go back, and their difference fits in 64 bits unsigned. */
+	r->number = e->increase /
+	    ((double)((uint64_t)e->last_time - (uint64_t)e->first_time) / 1e9);
+}
+
+static const struct monoid first_monoid = {
+	{ sizeof(struct ends_agg), ends_empty, ends_combine }, ends_unit, NULL, first_finalize
+};
+static const struct monoid last_monoid = {
+	{ sizeof(struct ends_agg), ends_empty, ends_combine }, ends_unit, NULL, last_finalize
+};
+static const struct monoid delta_monoid = {
+	{ sizeof(struct ends_agg), ends_empty, ends_combine }, ends_unit, NULL, delta_finalize
+};
+static const struct monoid rate_monoid = {
+	{ sizeof(struct rate_agg), rate_empty, rate_combine }, NULL, rate_unit_at,
+	rate_finalize
+};
+
+MONOID_KIND(first, AGG_INPUT_NUMBER);
+MONOID_KIND(last, AGG_INPUT_NUMBER);
+MONOID_KIND(delta, AGG_INPUT_NUMBER);
+MONOID_KIND(rate, AGG_INPUT_NUMBER);

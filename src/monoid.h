@@ -1,0 +1,210 @@
+/*
+ * monoid.h: the window of every aggregate with an associative combine (agg_monoid.c's
+ * sum, avg, count, min, max, var and stddev; agg_ends.c's first, last, delta and
+ * rate), on the two-stack engine, and its cumulative form for @all windows.
+ *
+ * A monoid is four small functions, as in the seed: empty(), unit(x) (or unit_at(x,
+ * t), for an aggregate that needs the record's timestamp), combine(older, newer) and
+ * finalize().  The window code here is shared and inlined per aggregate, and the four
+ * are TWOSTACK_INLINE, so combine() costs no call at all.
+ *
+ * A row window keeps one Agg slot per record (twostack.h).  A cumulative window (@all:
+ * agg_params.cumulative) never lets a value go, so it keeps only the aggregate of
+ * everything seen, the two-stack's back aggregate, and no slot: O(1) memory whatever
+ * the input's length, and the same result as a row window longer than the input,
+ * since the back aggregate is the combine of the same values in the same order.
+ */
+#ifndef SWAG_MONOID_H
+#define SWAG_MONOID_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "agg.h"
+#include "mem.h"
+#include "twostack.h"
+
+struct monoid {
+	struct twostack_ops ops;
+	void (*unit)(void *agg, double x);
+	/* When not NULL, used instead of unit: the value's record has timestamp time. */
+	void (*unit_at)(void *agg, double x, int64_t time);
+	void (*finalize)(const void *agg, const struct agg_params *params,
+	    struct agg_result *result);
+};
+
+struct monoid_window {
+	struct agg header;
+	struct twostack stack;	/* cumulative: only its back aggregate is used */
+};
+
+/* An Agg on the stack, aligned for any of them. */
+union monoid_agg {
+	unsigned char bytes[TWOSTACK_AGG_MAX];
+	double align_double;
+	uint64_t align_u64;
+};
+
+TWOSTACK_INLINE struct agg *
+monoid_create(const struct agg_kind *kind, const struct agg_params *params,
+    const struct monoid *m)
+{
+	struct monoid_window *w = mem_realloc(NULL, sizeof(*w));
+
+	if (w == NULL)
+		return NULL;
+	w->header.kind = kind;
+	w->header.params = *params;
+	/* 0 means 1 (an empty window is null anyway): finalize() then tests n once. */
+	if (w->header.params.min_count == 0)
+		w->header.params.min_count = 1;
+	twostack_init(&w->stack, &m->ops);
+	return &w->header;
+}
+
+/* Stores the unit aggregate of value, or empty() when it has none, in *unit. */
+TWOSTACK_INLINE void
+monoid_unit(void *unit, const struct agg_value *value, int64_t time, enum agg_input input,
+    const struct monoid *m)
+{
+	bool present = input == AGG_INPUT_TEXT ? value->has_text : value->has_number;
+
+	if (!present)
+		m->ops.empty(unit);
+	else if (m->unit_at != NULL)
+		m->unit_at(unit, value->number, time);
+	else
+		m->unit(unit, value->number);
+}
+
+TWOSTACK_INLINE int
+monoid_push(struct agg *agg, const struct agg_value *value, int64_t time,
+    enum agg_input input, const struct monoid *m)
+{
+	struct monoid_window *w = (struct monoid_window *)agg;
+	void *unit = twostack_next_slot(&w->stack, &m->ops);
+
+	if (unit == NULL)
+		return -1;
+	monoid_unit(unit, value, time, input, m);
+	twostack_push_slot(&w->stack, &m->ops, unit);
+	return 0;
+}
+
+TWOSTACK_INLINE void
+monoid_pop(struct agg *agg, const struct monoid *m)
+{
+	twostack_pop(&((struct monoid_window *)agg)->stack, &m->ops);
+}
+
+TWOSTACK_INLINE void
+monoid_result(struct agg *agg, struct agg_result *result, const struct monoid *m)
+{
+	struct monoid_window *w = (struct monoid_window *)agg;
+	union monoid_agg total;
+
+	twostack_eval(&w->stack, &m->ops, total.bytes);
+	m->finalize(total.bytes, &agg->params, result);
+}
+
+TWOSTACK_INLINE uint64_t
+monoid_size(const struct agg *agg)
+{
+	return twostack_size(&((const struct monoid_window *)agg)->stack);
+}
+
+/* The cumulative window: the value folded into the back aggregate; never fails. */
+TWOSTACK_INLINE int
+monoid_push_all(struct agg *agg, const struct agg_value *value, int64_t time,
+    enum agg_input input, const struct monoid *m)
+{
+	struct twostack *ts = &((struct monoid_window *)agg)->stack;
+	union monoid_agg unit;
+
+	monoid_unit(unit.bytes, value, time, input, m);
+	m->ops.combine(ts->back_agg.bytes, ts->back_agg.bytes, unit.bytes);
+	return 0;
+}
+
+TWOSTACK_INLINE void
+monoid_result_all(struct agg *agg, struct agg_result *result, const struct monoid *m)
+{
+	m->finalize(((struct monoid_window *)agg)->stack.back_agg.bytes, &agg->params, result);
+}
+
+/* A cumulative window holds no slot, so no row count fills it and nothing is evicted. */
+TWOSTACK_INLINE uint64_t
+monoid_size_all(const struct agg *agg)
+{
+	(void)agg;
+	return 0;
+}
+
+TWOSTACK_INLINE void
+monoid_pop_all(struct agg *agg)
+{
+	(void)agg;
+}
+
+static inline void
+monoid_destroy(struct agg *agg)
+{
+	struct monoid_window *w = (struct monoid_window *)agg;
+
+	twostack_free(&w->stack);
+	mem_free(w);
+}
+
+/*
+ * Defines the kind KIND, called NAME, from the monoid NAME_monoid: its move() is
+ * agg_move_steps over the shared window code, handed a constant table, so that each
+ * aggregate gets its own inlined copy of the engine, and a second copy for the
+ * cumulative window (one test a move, not a record).  MONOID_KIND(NAME, INPUT)
+ * defines agg_NAME.
+ */
+#define MONOID_KIND(NAME, INPUT) MONOID_KIND_AS(NAME, agg_##NAME, INPUT)
+#define MONOID_KIND_AS(NAME, KIND, INPUT)					\
+	static struct agg *							\
+	NAME##_create(const struct agg_kind *kind, const struct agg_params *params) \
+	{									\
+		return monoid_create(kind, params, &NAME##_monoid);		\
+	}									\
+	TWOSTACK_INLINE int							\
+	NAME##_push(struct agg *agg, const struct agg_value *value, int64_t time) \
+	{									\
+		return monoid_push(agg, value, time, INPUT, &NAME##_monoid);	\
+	}									\
+	TWOSTACK_INLINE void							\
+	NAME##_pop(struct agg *agg)						\
+	{									\
+		monoid_pop(agg, &NAME##_monoid);				\
+	}									\
+	TWOSTACK_INLINE void							\
+	NAME##_result(struct agg *agg, struct agg_result *result)		\
+	{									\
+		monoid_result(agg, result, &NAME##_monoid);			\
+	}									\
+	TWOSTACK_INLINE int							\
+	NAME##_push_all(struct agg *agg, const struct agg_value *value, int64_t time) \
+	{									\
+		return monoid_push_all(agg, value, time, INPUT, &NAME##_monoid); \
+	}									\
+	TWOSTACK_INLINE void							\
+	NAME##_result_all(struct agg *agg, struct agg_result *result)		\
+	{									\
+		monoid_result_all(agg, result, &NAME##_monoid);			\
+	}									\
+	static size_t								\
+	NAME##_move(struct agg *agg, const struct agg_move *move)		\
+	{									\
+		if (__builtin_expect(agg->params.cumulative, 0))		\
+			return agg_move_steps(agg, move, monoid_size_all,	\
+			    monoid_pop_all, NAME##_push_all, NAME##_result_all); \
+		return agg_move_steps(agg, move, monoid_size, NAME##_pop,	\
+		    NAME##_push, NAME##_result);				\
+	}									\
+	const struct agg_kind KIND = {						\
+		#NAME, INPUT, NAME##_create, monoid_destroy, NAME##_move		\
+	}
+
+#endif /* SWAG_MONOID_H */
