@@ -820,12 +820,12 @@ report_problems(const struct pipeline_report *report)
 
 /* What follows the message of a first timestamp that cannot be read (swag(1), TIMESTAMPS). */
 static const char timestamp_forms[] =
-"Timestamps swag reads: epoch numbers (1764504001.25, in s, ms, us or ns\n"
-"as their size says), ISO 8601 (2026-11-30T12:00:01Z, 2026-11-30 12:00:01,\n"
-"a zone after it: +0100, +0100 CET), 2026/11/30 12:00:01, syslog\n"
-"(Nov 30 12:00:01), Common Log Format ([30/Nov/2026:12:00:01 +0000]) and\n"
-"RFC 7231 (Sun, 30 Nov 2026 12:00:01 GMT).  Check -t (the timestamp's\n"
-"column), -H (a header line), -C (comment lines) and --epoch-unit.\n";
+"swag: timestamps are epoch numbers (in s, ms, us or ns as their size says), ISO 8601\n"
+"swag:   (2026-11-30T12:00:01Z, 2026-11-30 12:00:01 +0100 CET, 2026/11/30 12:00:01),\n"
+"swag:   syslog (Nov 30 12:00:01), Common Log Format ([30/Nov/2026:12:00:01 +0000])\n"
+"swag:   and RFC 7231 (Sun, 30 Nov 2026 12:00:01 GMT)\n"
+"swag: check -t (the timestamp's column), -H (a header line), -C (comment lines)\n"
+"swag:   and --epoch-unit\n";
 
 /*
  * Words the problem that stopped the run: a --strict one, or (first_timestamp) a record

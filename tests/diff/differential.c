@@ -2679,7 +2679,8 @@ check_status_and_stderr(const struct tcase *c, const struct expect *e, const str
 			unsigned col = 0;
 			int used = 0;
 
-			if (nlines > 1 && e->stopped_first && strncmp(line, "swag: ", 6) != 0)
+			if (nlines > 1 && e->stopped_first &&
+			    strncmp(line, "swag: line ", 11) != 0)
 				problem = NULL;	/* the hint: the forms swag reads */
 			else if (nlines > 1)
 				problem = "more than one message";
