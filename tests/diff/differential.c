@@ -1916,7 +1916,8 @@ bucket_text(const struct tcase *c, int64_t b)
  * -s DURATION, from BUCKETS, over records [0, nproc) (those before a --strict stop):
  * bucket after bucket, from the first record's to the last record's, a bucket's list
  * is the keys of the bucket before that a time window still reaches (a record at
- * t >= b + S - the longest time window), in their order, then the keys first seen in
+ * t >= b + S - the longest time window, an ewma's not counted), in their order, then
+ * the keys first seen in
  * the bucket; for each, every aggregate over its records before b + S, a time
  * window's those at b + S - W or later, a row window's last W.  A bucket with an
  * empty list writes nothing.  key_of[i] is record i's group, or -1 before any
@@ -1932,11 +1933,14 @@ evaluate_buckets(const struct tcase *c, struct expect *e, struct rv **vals,
 	int64_t *last = amalloc((ngroups + 1) * sizeof(*last));
 	bool *listed = amalloc(ngroups + 1);
 	struct rv **window = amalloc((nproc + 1) * sizeof(*window));
+	int64_t *window_times = amalloc((nproc + 1) * sizeof(*window_times));
 	size_t nlist, nprev = 0, i = 0, out_cap = c->nrec + 1;
 	int64_t S = c->bucket, longest = 0, b;
 
+	/* An ewma's half-life holds no record: it keeps no key in a list. */
 	for (int s = 0; s < c->nspecs; s++)
-		if (c->spec[s].window.is_time && c->spec[s].window.nanos > longest)
+		if (c->spec[s].window.is_time && c->spec[s].agg != A_EWMA &&
+		    c->spec[s].window.nanos > longest)
 			longest = c->spec[s].window.nanos;
 	while (i < nproc && key_of[i] < 0)
 		i++;
@@ -2001,15 +2005,24 @@ evaluate_buckets(const struct tcase *c, struct expect *e, struct rv **vals,
 				const struct spec *sp = &c->spec[s];
 				size_t start = 0, n = 0;
 
-				if (!sp->window.is_time)
+				if (sp->agg == A_EWMA) {
+					/* ewma: as of the key's last record (see the rolling case). */
+					for (size_t k2 = 1; sp->window.is_time && k2 < before; k2++)
+						if (times[g->idx[k2]] - times[g->idx[k2 - 1]] >=
+						    64 * sp->window.nanos)
+							start = k2;
+				} else if (!sp->window.is_time) {
 					start = before > sp->window.rows ? before - sp->window.rows : 0;
-				else
+				} else {
 					while (start < before && times[g->idx[start]] < b + S -
 					    sp->window.nanos)
 						start++;
-				for (size_t k2 = start; k2 < before; k2++)
+				}
+				for (size_t k2 = start; k2 < before; k2++) {
+					window_times[n] = times[g->idx[k2]];
 					window[n++] = &vals[g->idx[k2]][s];
-				o->cell[s] = aggregate(c, sp, window, n);
+				}
+				o->cell[s] = aggregate(c, sp, window, window_times, n);
 			}
 		}
 		t = prev;
