@@ -595,7 +595,10 @@ pipeline_read_time(struct pipeline *p, const struct record *record)
 	field = &record->fields[column - 1];
 	if (!field_value(p, field, &v))
 		return true;
-	if (p->csv == NULL) {
+	if (timestamp_read_epoch_words(v.text, v.text_len, p->epoch_unit, &t)) {
+		ok = true;
+		taken = 1;
+	} else if (p->csv == NULL) {
 		/*
 		 * In blank-separated input a timestamp may span the fields after its own (a
 		 * date, a time and a zone; a syslog date), as many as the record keeps.
