@@ -843,6 +843,7 @@ stage_steps(struct pipeline *p, size_t n)
 {
 	const struct pipeline_config *config = p->config;
 	struct batch *b = &p->batch;
+	bool reclaim = p->reclaim;
 
 	b->serial++;
 	b->key_count = 0;
@@ -852,9 +853,12 @@ stage_steps(struct pipeline *p, size_t n)
 		if (config->has_group) {
 			if ((g = pipeline_group(p, &b->rec[k])) == NULL)
 				return k;
-			group_unlink(p, g);
-			group_link_newest(p, g);
-			g->newest = b->times[k];
+			/* The list of groups by their last record serves reclaiming only. */
+			if (reclaim) {
+				group_unlink(p, g);
+				group_link_newest(p, g);
+				g->newest = b->times[k];
+			}
 			if (k >= b->untimed) {
 				if (g->batch_serial != b->serial) {
 					g->batch_serial = b->serial;
