@@ -178,8 +178,8 @@ EOF_COMMANDS
 
 # A FIFO among the files, fed slowly: each of its results comes as its line does.
 mkfifo fifo
-printf '1\n2\n' > first
-"$SWAG" -w 2 sum first fifo > fifo.out &
+printf '1\n2\n' > part1
+"$SWAG" -w 2 sum part1 fifo > fifo.out &
 swag_pid=$!
 exec 3<> fifo
 sleep 0.5
@@ -196,7 +196,7 @@ expect_eq "swag | awk over two files" \
     "$("$SWAG" -w 3 max:-1 access.log.1 access.log | awk 'END { print NR }')" 2000
 
 # Misspelt aggregates, in any case, and the list of the aggregates (from agg.c's table).
-run stdev -w 2 STDEV first
+run stdev -w 2 STDEV part1
 expect_eq "stdev: status" "$status" 2
 expect_eq "stdev: suggestion" "$(head -n 1 stdev.err)" \
     "swag: unknown aggregate 'STDEV' (and no file 'STDEV'): did you mean 'stddev'?"
@@ -207,9 +207,9 @@ expect_eq "stdev: try --help" "$(sed -n 3p stdev.err)" "Try 'swag --help' for mo
 run medain -w 2 avg medain:3@5
 expect_eq "medain:3@5" "$status $(head -n 1 medain.err)" \
     "2 swag: unknown aggregate 'medain' (and no file 'medain:3@5'): did you mean 'median'?"
-run none -w 2 first
+run none -w 2 part1
 checks=$((checks + 1))
-grep -q "^swag: no aggregate given ('first' is taken as a file); the aggregates are avg, count, " none.err ||
+grep -q "^swag: no aggregate given ('part1' is taken as a file); the aggregates are avg, count, " none.err ||
 	fail "no aggregate: $(head -n 1 none.err)"
 # A file that exists is read, whatever its name.
 printf '5\n' > stdev
@@ -217,7 +217,7 @@ run stdev-file -w 2 sum stdev
 expect_eq "a file named stdev" "$status $(cat stdev-file.out)" "0 5"
 # A file that cannot be read: a directory, an unreadable file (not as root).
 mkdir dir
-run dir -w 2 sum first dir
+run dir -w 2 sum part1 dir
 expect_eq "a directory among the files: status" "$status" 3
 expect_eq "a directory among the files: message" "$(cat dir.err)" "swag: dir: read error: Is a directory"
 finish
