@@ -8,6 +8,7 @@
 #include "hashtable.h"
 #include "keytable.h"
 #include "mem.h"
+#include "swar.h"
 
 /* A slot: the key's hash (its home, and a cheap filter) and the caller's key and value. */
 struct entry {
@@ -50,8 +51,8 @@ entry_matches(const void *slot, const void *key)
 	const struct entry *e = slot;
 	const struct search *s = key;
 
-	return e->hash == s->hash && e->len == s->len &&
-	    memcmp(e->key, s->key, s->len) == 0;
+	/* Without memcmp's call for a short key: 25 instructions less a record with -g. */
+	return e->hash == s->hash && e->len == s->len && swar_equal(e->key, s->key, s->len);
 }
 
 static const struct hashtable_ops entry_ops = { sizeof(struct entry), entry_occupied,
@@ -93,7 +94,7 @@ keytable_destroy(struct keytable *t)
  * Looks key up: returns whether it is in the table, and stores in *index its slot or
  * the free slot where it would go, in *s the search for it.
  */
-static bool
+HASHTABLE_INLINE bool
 keytable_search(struct keytable *t, const char *key, size_t len, struct search *s,
     size_t *index)
 {

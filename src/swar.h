@@ -1,6 +1,7 @@
 /*
  * swar.h: digits read 8 at a time in one 64-bit word (SWAR, SIMD within a register),
- * for the number parser and the timestamp parser.
+ * for the number parser and the timestamp parser; and short byte strings compared a
+ * word at a time, for the key table.
  *
  * A word holds 8 characters, the first in the lowest byte (little-endian loads), each
  * XORed with '0' (SWAR_ZEROS): a digit becomes its value 0 to 9, every other byte
@@ -9,6 +10,8 @@
 #ifndef SWAG_SWAR_H
 #define SWAG_SWAR_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -64,6 +67,25 @@ swar_digits_value(uint64_t word)
 	word = ((word * (1 + (10 << 8))) >> 8) & 0x00FF00FF00FF00FFU;
 	word = ((word * (1 + (100 << 16))) >> 16) & 0x0000FFFF0000FFFFU;
 	return (word * (1 + (10000ULL << 32))) >> 32;
+}
+
+/*
+ * Whether a[0..len) and b[0..len) are equal, reading no byte outside them: 4 to 16
+ * bytes (a host name, a status, a user's id) as two words each, the second ending at
+ * the last byte, without memcmp's call; other lengths through memcmp.
+ */
+static inline bool
+swar_equal(const void *a, const void *b, size_t len)
+{
+	const unsigned char *x = a, *y = b;
+
+	if (len >= 8 && len <= 16)
+		return ((load_u64(x) ^ load_u64(y)) |
+		    (load_u64(x + len - 8) ^ load_u64(y + len - 8))) == 0;
+	if (len >= 4 && len < 8)
+		return ((load_u32(x) ^ load_u32(y)) |
+		    (load_u32(x + len - 4) ^ load_u32(y + len - 4))) == 0;
+	return memcmp(a, b, len) == 0;
 }
 
 #endif /* SWAG_SWAR_H */

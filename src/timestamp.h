@@ -20,6 +20,7 @@
 #include <stdint.h>
 
 #include "record.h"
+#include "swar.h"
 
 /* The unit of an epoch number, chosen by --epoch-unit. */
 enum epoch_unit {
@@ -194,6 +195,70 @@ struct syslog_year {
  */
 bool read_timestamp_fields(const struct field *fields, size_t count, enum epoch_unit unit,
     struct syslog_year *year, int64_t *nanos, size_t *fields_taken);
+
+#if SWAR_LITTLE_ENDIAN
+/*
+ * Reads text[0..len) as read_timestamp_fields would when it is the common epoch number:
+ * 9 to 16 bytes, the first 8 digits, then digits and maybe one point, with no more
+ * decimals than the unit has below it (1700000000.010 in seconds, 1700000000010 in
+ * milliseconds), unit being one of enum epoch_unit's.  Such a text is no other form's,
+ * takes one field and is read exactly.
+ * Stores the nanoseconds since the epoch in *nanos and returns true, or returns false
+ * for read_timestamp_fields to decide.  Inline and without a loop, for -t's stage: a
+ * word of the first 8 bytes and one of the last 8, whose bytes shared with the first
+ * become leading zeros; the point, the one non-digit left, is taken out by moving the
+ * digits before it up a byte, and the two words make one number of all the digits,
+ * scaled by the unit.  For 1700000000.010 that is about 105 instructions fewer than
+ * read_timestamp_fields takes (callgrind, -t 1 -w 10s avg:2 on make bench's lines).
+ */
+static inline bool
+timestamp_read_epoch_words(const char *text, size_t len, enum epoch_unit unit,
+    int64_t *nanos)
+{
+	static const uint64_t powers_of_ten[] = {
+		1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000, 1000000000
+	};
+	size_t point, unit_decimals = 9 - 3 * (size_t)unit, digits = len - 8, decimals = 0;
+	uint64_t head, tail, flags, total;
+
+	/* Dates ("dddd-", "dddd/"; '-' | 2 is '/') are told at once, as in the parser. */
+	if (len - 9 > 16 - 9 || (text[4] | 2) == '/')
+		return false;
+	head = load_u64((const unsigned char *)text) ^ SWAR_ZEROS;
+	if (swar_nondigits(head) != 0)
+		return false;
+	tail = (load_u64((const unsigned char *)text + len - 8) ^ SWAR_ZEROS) &
+	    (~(uint64_t)0 << (8 * (16 - len)));
+	if ((flags = swar_nondigits(tail)) != 0) {
+		/* A point's flag comes alone: '.' ^ '0' carries into no neighbour (swar.h). */
+		point = (size_t)__builtin_ctzll(flags) / 8;
+		decimals = 7 - point;
+		if (flags != (uint64_t)0x80 << (8 * point) ||
+		    (tail >> (8 * point) & 0xFF) != ('.' ^ '0') || decimals > unit_decimals)
+			return false;
+		/* The digits before the point move up over it (two shifts: 64 is undefined). */
+		tail = (tail & ((~(uint64_t)0 << 8) << (8 * point))) |
+		    (tail & (((uint64_t)1 << (8 * point)) - 1)) << 8;
+		digits--;
+	}
+	/* All the digits as one number, scaled by the decimals the unit has beyond them. */
+	if (__builtin_mul_overflow(swar_digits_value(head) * powers_of_ten[digits] +
+	    swar_digits_value(tail), powers_of_ten[unit_decimals - decimals], &total) ||
+	    total > INT64_MAX)
+		return false;
+	*nanos = (int64_t)total;
+	return true;
+}
+#else
+/* Big-endian machines leave every timestamp to read_timestamp_fields. */
+static inline bool
+timestamp_read_epoch_words(const char *text, size_t len, enum epoch_unit unit,
+    int64_t *nanos)
+{
+	(void)text, (void)len, (void)unit, (void)nanos;
+	return false;
+}
+#endif
 
 /*
  * Returns true when text[0..len) (blanks around it ignored) is shaped as an epoch number,

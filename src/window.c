@@ -50,16 +50,29 @@ window_set_free(struct window_set *set)
 	set->held = NULL;
 }
 
-/* Appends t to the ring of timestamps.  Returns 0, or -1 when memory is short. */
-static int
-push_time(struct window_set *set, int64_t t)
+/*
+ * Appends the timestamps of the n steps to the ring of timestamps, growing it first
+ * as far as it must (so the loop that writes them checks nothing: 10 instructions
+ * less a record, callgrind).  Returns n, or as many as fit when memory is short.
+ */
+static size_t
+push_times(struct window_set *set, const struct window_steps *w, size_t n)
 {
-	int64_t *slot = RING_PUSH(&set->times, int64_t);
+	struct ring *ring = &set->times;
+	uint64_t tail = ring->tail, mask;
+	int64_t *slots;
 
-	if (slot == NULL)
-		return -1;
-	*slot = t;
-	return 0;
+	while (ring->cap - (tail - ring->head) < n)
+		if (ring_grow(ring, sizeof(int64_t)) != 0) {
+			n = (size_t)(ring->cap - (tail - ring->head));
+			break;
+		}
+	slots = (int64_t *)ring->slots;
+	mask = ring->cap - 1;
+	for (size_t j = 0; j < n; j++)
+		slots[(tail + j) & mask] = w->times[w->index != NULL ? w->index[j] : j];
+	ring->tail = tail + n;
+	return n;
 }
 
 size_t
@@ -70,13 +83,15 @@ window_set_move(struct window_set *set, const struct agg_spec *specs,
 	uint64_t position = set->times.tail, kept = 0;
 	struct agg_move m = { .index = w->index, .times = w->times, .want = w->want };
 	size_t done = w->n;
+	const int64_t *times = NULL;
+	uint64_t mask = 0;
 
-	if (set->has_time_windows)
-		for (size_t j = 0; j < w->n; j++)
-			if (push_time(set, w->times[w->index != NULL ? w->index[j] : j]) != 0) {
-				done = j;
-				break;
-			}
+	if (set->has_time_windows) {
+		done = push_times(set, w, w->n);
+		/* In locals: the evictions' stores could alias the ring's fields. */
+		times = (const int64_t *)set->times.slots;
+		mask = set->times.cap - 1;
+	}
 	for (size_t i = 0; i < set->agg_count; i++) {
 		int64_t duration = specs[i].window.nanos;
 		size_t moved;
@@ -98,8 +113,8 @@ window_set_move(struct window_set *set, const struct agg_spec *specs,
 				uint64_t t = (uint64_t)w->times[w->index != NULL ? w->index[j] : j];
 				uint32_t e = 0;
 
-				while (held > 0 && t - (uint64_t)*RING_AT(&set->times, int64_t,
-				    position + j - held) >= (uint64_t)duration) {
+				while (held > 0 && t - (uint64_t)times[(position + j - held) &
+				    mask] >= (uint64_t)duration) {
 					held--;
 					e++;
 				}
