@@ -99,7 +99,8 @@ on_field(void *text, size_t len, void *context)
 	span = &r->spans[r->span_count++];
 	span->offset = r->arena_len;
 	span->len = len;
-	span->kept = r->options.keep_all || r->span_count <= r->options.keep_fields;
+	span->kept = r->options.keep_all || (r->span_count <= r->options.keep_fields &&
+	    (r->span_count > 64 || (r->options.skip_fields >> (r->span_count - 1) & 1) == 0));
 	if (!span->kept || len == 0)
 		return;
 	if (r->arena_len + len > r->arena_cap &&
@@ -188,10 +189,11 @@ csvread_destroy(struct csvread *r)
 }
 
 void
-csvread_keep(struct csvread *r, size_t keep_fields, bool keep_all)
+csvread_keep(struct csvread *r, size_t keep_fields, bool keep_all, uint64_t skip_fields)
 {
 	r->options.keep_fields = keep_fields;
 	r->options.keep_all = keep_all;
+	r->options.skip_fields = skip_fields;
 }
 
 uint64_t

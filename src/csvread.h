@@ -44,6 +44,11 @@ struct csvread_options {
 	 */
 	size_t keep_fields;
 	bool keep_all;
+	/*
+	 * Bit i-1 set: field i (up to 64) is not copied either, unless keep_all is set
+	 * (fields that nothing reads, below one that something does).
+	 */
+	uint64_t skip_fields;
 	/* Every record through libcsv, none split directly: for the tests that compare. */
 	bool libcsv_only;
 	/*
@@ -63,7 +68,8 @@ struct csvread *csvread_create(const struct csvread_options *options);
 void csvread_destroy(struct csvread *reader);
 
 /* Changes which fields are kept, e.g. once a header has named the columns read. */
-void csvread_keep(struct csvread *reader, size_t keep_fields, bool keep_all);
+void csvread_keep(struct csvread *reader, size_t keep_fields, bool keep_all,
+    uint64_t skip_fields);
 
 /* Parses len more bytes of input.  Returns a csvread_status. */
 enum csvread_status csvread_feed(struct csvread *reader, const char *bytes, size_t len);
