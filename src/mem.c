@@ -5,7 +5,7 @@
 #include "mem.h"
 
 int
-mem_grow_to(void *items, size_t *cap, size_t need, size_t item_size, size_t first)
+mem_grow(void *items, size_t *cap, size_t need, size_t item_size, size_t first)
 {
 	size_t new_cap = *cap ? *cap : first, bytes;
 	void *p;

@@ -57,21 +57,8 @@ mem_array_size(size_t count, size_t size, size_t *bytes)
  * Grows the array *items, of *cap items of item_size bytes (NULL and 0 for none yet),
  * to hold at least need items: its capacity doubles from first, so that a growing
  * array costs linear time; an array without items yet is made even when need is 0.
- * Returns 0, or -1 when memory is short (the array is then as it was).  mem_grow is
- * the entry point; mem_grow_to the part out of line.
+ * Returns 0, or -1 when memory is short (the array is then as it was).
  */
-int mem_grow_to(void *items, size_t *cap, size_t need, size_t item_size, size_t first);
-
-/*
- * The same, with the commonest case, an array already large enough, inline: a call
- * a record on the delimited path cost 17 instructions (callgrind).
- */
-static inline int
-mem_grow(void *items, size_t *cap, size_t need, size_t item_size, size_t first)
-{
-	if (__builtin_expect(*cap != 0 && need <= *cap, 1))
-		return 0;
-	return mem_grow_to(items, cap, need, item_size, first);
-}
+int mem_grow(void *items, size_t *cap, size_t need, size_t item_size, size_t first);
 
 #endif /* SWAG_MEM_H */

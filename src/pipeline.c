@@ -1933,7 +1933,8 @@ keep_texts(struct batch *b, struct field *fields, size_t n)
 		}
 	len = low != NULL ? (size_t)(high - low) : 0;
 	/* Made even for empty texts: they too point into it. */
-	if (mem_grow(&b->texts, &b->text_cap, b->text_len + len, 1, 4096) != 0)
+	if ((b->text_cap == 0 || b->text_len + len > b->text_cap) &&
+	    mem_grow(&b->texts, &b->text_cap, b->text_len + len, 1, 4096) != 0)
 		return -1;
 	if (len > 0)
 		memcpy(b->texts + b->text_len, low, len);
@@ -1964,7 +1965,8 @@ take_delimited_record(void *context, const struct record *record)
 
 	if (p->awaiting_header)
 		return take_header(p, record) ? 0 : -1;
-	if (batch_reserve(b, keep) != 0) {
+	/* The room test inline: a call a record cost 17 instructions (callgrind). */
+	if (b->field_len + keep > b->field_cap && batch_reserve(b, keep) != 0) {
 		p->status = PIPELINE_NO_MEMORY;
 		return -1;
 	}
