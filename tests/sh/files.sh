@@ -178,8 +178,8 @@ EOF_COMMANDS
 
 # A FIFO among the files, fed slowly: each of its results comes as its line does.
 mkfifo fifo
-printf '1\n2\n' > first
-"$SWAG" -w 2 sum first fifo > fifo.out &
+printf '1\n2\n' > one
+"$SWAG" -w 2 sum one fifo > fifo.out &
 swag_pid=$!
 exec 3<> fifo
 sleep 0.5
@@ -207,9 +207,9 @@ expect_eq "stdev: try --help" "$(sed -n 3p stdev.err)" "Try 'swag --help' for mo
 run medain -w 2 avg medain:3@5
 expect_eq "medain:3@5" "$status $(head -n 1 medain.err)" \
     "2 swag: unknown aggregate 'medain' (and no file 'medain:3@5'): did you mean 'median'?"
-run none -w 2 first
+run none -w 2 numbers.log
 checks=$((checks + 1))
-grep -q "^swag: no aggregate given ('first' is taken as a file); the aggregates are avg, count, " none.err ||
+grep -q "^swag: no aggregate given ('numbers.log' is taken as a file); the aggregates are avg, count, " none.err ||
 	fail "no aggregate: $(head -n 1 none.err)"
 # A file that exists is read, whatever its name.
 printf '5\n' > stdev
