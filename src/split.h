@@ -293,7 +293,7 @@ split_delimited_sse2(const char *s, const char *end, char delimiter,
 	const __m128i lf = _mm_set1_epi8('\n'), quote = _mm_set1_epi8('"');
 	const __m128i cr = _mm_set1_epi8('\r'), delim = _mm_set1_epi8(delimiter);
 	const char *p = s, *start = s;
-	size_t n = 0;
+	size_t n = 0, cr_end = 0;
 
 	for (;; p += 16) {
 		size_t left = (size_t)(end - p);
@@ -314,15 +314,18 @@ split_delimited_sse2(const char *s, const char *end, char delimiter,
 		stops = (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(x, lf)) & in;
 		line_bytes = stops != 0 ? (unsigned)__builtin_ctz(stops) : 16;
 		inside = (1u << line_bytes) - 1;
-		/* A CR is rare: the line then goes to the portable splitter, which places it. */
 		bad = (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(x, quote)) & inside;
 		crs = (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(x, cr)) & inside;
 		if (bad != 0 || (stops == 0 && left <= 16))
 			return NULL;
-		if (crs != 0)
-			return split_delimited_portable(s, end, delimiter, fields, limit, keep,
-			    count);
-		seps = (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(x, delim)) & inside;
+		/* The one CR allowed is the line's last byte: before the LF here, or next. */
+		if (__builtin_expect(crs != 0, 0)) {
+			if (stops != 0 ? crs != 1u << line_bytes >> 1 :
+			    crs != 0x8000 || left == 16 || p[16] != '\n')
+				return NULL;
+			cr_end = 1;
+		}
+		seps = (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(x, delim)) & inside & ~crs;
 		while (seps != 0) {
 			const char *stop = p + __builtin_ctz(seps);
 
@@ -333,7 +336,8 @@ split_delimited_sse2(const char *s, const char *end, char delimiter,
 		if (stops != 0) {
 			const char *line_end = p + line_bytes;
 
-			split_delimited_field(start, line_end, delimiter, fields, n++, limit, keep);
+			split_delimited_field(start, line_end - cr_end, delimiter, fields, n++,
+			    limit, keep);
 			*count = n;
 			return line_end;
 		}
