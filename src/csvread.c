@@ -13,6 +13,7 @@
 
 #include "csvread.h"
 #include "mem.h"
+#include "split.h"
 
 /* A field of the current record: where its copy is in the arena, if kept. */
 struct span {
@@ -98,7 +99,8 @@ on_field(void *text, size_t len, void *context)
 	span = &r->spans[r->span_count++];
 	span->offset = r->arena_len;
 	span->len = len;
-	span->kept = r->options.keep_all || r->span_count <= r->options.keep_fields;
+	span->kept = r->options.keep_all || (r->span_count <= r->options.keep_fields &&
+	    (r->span_count > 64 || (r->options.skip_fields >> (r->span_count - 1) & 1) == 0));
 	if (!span->kept || len == 0)
 		return;
 	if (r->arena_len + len > r->arena_cap &&
@@ -187,10 +189,11 @@ csvread_destroy(struct csvread *r)
 }
 
 void
-csvread_keep(struct csvread *r, size_t keep_fields, bool keep_all)
+csvread_keep(struct csvread *r, size_t keep_fields, bool keep_all, uint64_t skip_fields)
 {
 	r->options.keep_fields = keep_fields;
 	r->options.keep_all = keep_all;
+	r->options.skip_fields = skip_fields;
 }
 
 uint64_t
@@ -250,62 +253,49 @@ is_trimmed(const struct csvread *r, char c)
 }
 
 /*
- * Splits the line bytes[0, len), which ends with its LF and begins a record, on the
- * delimiter, when libcsv is not needed for it: it holds no quote and no CR but one
- * before the LF.  Gives the record, if any, to the callback, with the fields libcsv
- * would give.  Returns CSVREAD_OK, CSVREAD_STOPPED or CSVREAD_NO_MEMORY, or -1 when
+ * Splits the line that begins at bytes, before bytes + len, and begins a record, on
+ * the delimiter (split.h's split_delimited), when libcsv is not needed for it: it
+ * holds no quote and no CR but one before the LF.  Gives the record, if any, to the
+ * callback, with the fields libcsv would give, and stores the line's length with its
+ * LF in *piece.  Returns CSVREAD_OK, CSVREAD_STOPPED or CSVREAD_NO_MEMORY, or -1 when
  * the line must go to libcsv.
  */
 static int
-split_line(struct csvread *r, const char *bytes, size_t len)
+split_record(struct csvread *r, const char *bytes, size_t len, size_t *piece)
 {
-	const char *end = bytes + len - 1, *s = bytes;
-	char delimiter = r->options.delimiter;
+	const char *lf, *end, *s = bytes;
+	size_t keep = r->options.keep_all ? (size_t)-1 : r->options.keep_fields, n;
 	struct record record;
-	size_t n = 0;
 
-	if (end > bytes && end[-1] == '\r')
-		end--;
-	if (memchr(bytes, '"', (size_t)(end - bytes)) != NULL ||
-	    memchr(bytes, '\r', (size_t)(end - bytes)) != NULL)
+	/*
+	 * A line that opens with a quote goes to libcsv at once (every field quoted, as
+	 * many programs write CSV): 50 instructions a record less than the search.
+	 */
+	if (bytes[0] == '"')
 		return -1;
+	while ((lf = split_delimited(bytes, bytes + len, r->options.delimiter, r->fields,
+	    r->field_cap, keep, &n)) != NULL && n > r->field_cap)
+		if (mem_grow(&r->fields, &r->field_cap, n, sizeof(*r->fields), 16) != 0)
+			return CSVREAD_NO_MEMORY;
+	if (lf == NULL)
+		return -1;
+	*piece = (size_t)(lf - bytes) + 1;
+	end = lf > bytes && lf[-1] == '\r' ? lf - 1 : lf;
 	r->record_line = r->line;
 	r->event_line = r->line;
 	r->event_was_line_end = true;
 	/* A comment line, with -C, is skipped: '#' after blanks, the delimiter or not. */
-	while (s < end && (*s == ' ' || *s == '\t'))
-		s++;
-	if (r->options.skip_comments && s < end && *s == '#')
-		return CSVREAD_OK;
+	if (r->options.skip_comments) {
+		while (s < end && (*s == ' ' || *s == '\t'))
+			s++;
+		if (s < end && *s == '#')
+			return CSVREAD_OK;
+	}
 	/* A line of nothing but the blanks libcsv trims is no record. */
 	for (s = bytes; s < end && is_trimmed(r, *s); s++)
 		;
 	if (s == end)
 		return CSVREAD_OK;
-	for (s = bytes;; s++) {
-		const char *stop = memchr(s, delimiter, (size_t)(end - s)), *e;
-
-		if (stop == NULL)
-			stop = end;
-		if (n == r->field_cap &&
-		    mem_grow(&r->fields, &r->field_cap, n + 1, sizeof(*r->fields), 16) != 0)
-			return CSVREAD_NO_MEMORY;
-		if (r->options.keep_all || n < r->options.keep_fields) {
-			while (s < stop && is_trimmed(r, *s))
-				s++;
-			for (e = stop; e > s && is_trimmed(r, e[-1]); e--)
-				;
-			r->fields[n].text = s;
-			r->fields[n].len = (size_t)(e - s);
-		} else {
-			r->fields[n].text = NULL;
-			r->fields[n].len = 0;
-		}
-		n++;
-		s = stop;
-		if (s == end)
-			break;
-	}
 	record.fields = r->fields;
 	record.field_count = n;
 	record.line = r->line;
@@ -325,16 +315,14 @@ csvread_feed(struct csvread *r, const char *bytes, size_t len)
 	enum csvread_status status;
 
 	while (len > 0) {
-		const char *newline = NULL;
+		const char *newline;
 		size_t piece;
 
 		/* A whole line that begins a record, split directly when it can be. */
-		if (r->at_line_start && !r->record_open && !r->options.libcsv_only &&
-		    (newline = memchr(bytes, '\n', len)) != NULL) {
+		if (r->at_line_start && !r->record_open && !r->options.libcsv_only) {
 			int split;
 
-			piece = (size_t)(newline - bytes) + 1;
-			if ((split = split_line(r, bytes, piece)) >= 0) {
+			if ((split = split_record(r, bytes, len, &piece)) >= 0) {
 				if (split != CSVREAD_OK)
 					return (enum csvread_status)split;
 				r->line++;
@@ -377,9 +365,7 @@ csvread_feed(struct csvread *r, const char *bytes, size_t len)
 			}
 			r->pending_len = 0;
 		}
-		/* The LF found above still ends the line, unless blanks were held since. */
-		if (newline == NULL || newline < bytes)
-			newline = memchr(bytes, '\n', len);
+		newline = memchr(bytes, '\n', len);
 		piece = newline != NULL ? (size_t)(newline - bytes) + 1 : len;
 		if (r->line_mode == LINE_FEED) {
 			r->saw_line_end = false;

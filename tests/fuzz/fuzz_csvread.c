@@ -93,7 +93,7 @@ collect(void *context, const struct record *record)
 	append(t, "\n", 1);
 	run->records++;
 	if (run->narrow_after_first && run->records == 1)
-		csvread_keep(run->reader, run->narrow_to, false);
+		csvread_keep(run->reader, run->narrow_to, false, 0);
 	return run->stop_after != 0 && run->records >= run->stop_after;
 }
 

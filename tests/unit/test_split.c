@@ -5,6 +5,7 @@
  */
 #include <criterion/criterion.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "split.h"
@@ -155,5 +156,132 @@ Test(split, examples)
 			cr_assert(fields[i].len == strlen(cases[c].fields[i]) &&
 			    memcmp(fields[i].text, cases[c].fields[i], fields[i].len) == 0,
 			    "\"%s\", field %zu", cases[c].line, i);
+	}
+}
+
+/*
+ * The naive delimited splitter (split.h's split_delimited contract): NULL for a line
+ * with a quote, a CR other than the one before its LF, or no LF; else fields split
+ * on the delimiter, space and TAB (less the delimiter) trimmed, fields from keep on
+ * not stored, every one counted.
+ */
+static const char *
+naive_delimited(const char *s, const char *end, char delimiter, struct field *fields,
+    size_t limit, size_t keep, size_t *count)
+{
+	const char *lf = s, *line_end, *start = s;
+	size_t n = 0;
+
+	while (lf < end && *lf != '\n')
+		lf++;
+	if (lf == end)
+		return NULL;
+	line_end = lf > s && lf[-1] == '\r' ? lf - 1 : lf;
+	for (const char *p = s; p < line_end; p++)
+		if (*p == '"' || *p == '\r')
+			return NULL;
+	for (const char *p = s;; p++) {
+		if (p < line_end && *p != delimiter)
+			continue;
+		if (n < limit && n >= keep) {
+			fields[n].text = NULL;
+			fields[n].len = 0;
+		} else if (n < limit) {
+			const char *a = start, *b = p;
+
+			while (a < b && (*a == ' ' || *a == '\t') && *a != delimiter)
+				a++;
+			while (b > a && (b[-1] == ' ' || b[-1] == '\t') && b[-1] != delimiter)
+				b--;
+			fields[n].text = a;
+			fields[n].len = (size_t)(b - a);
+		}
+		n++;
+		start = p + 1;
+		if (p == line_end)
+			break;
+	}
+	*count = n;
+	return lf;
+}
+
+typedef const char *(*delimited_splitter)(const char *, const char *, char, struct field *,
+    size_t, size_t, size_t *);
+
+static const char *
+delimited_sse2_or_portable(const char *s, const char *end, char delimiter,
+    struct field *fields, size_t limit, size_t keep, size_t *count)
+{
+	return split_delimited(s, end, delimiter, fields, limit, keep, count);
+}
+
+static const char *
+delimited_portable(const char *s, const char *end, char delimiter, struct field *fields,
+    size_t limit, size_t keep, size_t *count)
+{
+	return split_delimited_portable(s, end, delimiter, fields, limit, keep, count);
+}
+
+/* Splits every line of buf[0, len) with split and with the naive loop; they must agree. */
+static void
+check_delimited_run(delimited_splitter split, const char *buf, size_t len, char delimiter,
+    size_t limit, size_t keep)
+{
+	const char *s = buf, *end = buf + len;
+	struct field want[64], got[64];
+
+	while (s < end) {
+		size_t want_count = 0, got_count = 0;
+		const char *want_end = naive_delimited(s, end, delimiter, want, limit, keep,
+		    &want_count);
+		const char *got_end = split(s, end, delimiter, got, limit, keep, &got_count);
+		const char *lf = memchr(s, '\n', (size_t)(end - s));
+
+		cr_assert_eq(got_end, want_end, "line at %td: end %td, expected %td", s - buf,
+		    got_end != NULL ? got_end - buf : -1, want_end != NULL ? want_end - buf : -1);
+		if (want_end != NULL) {
+			cr_assert_eq(got_count, want_count, "line at %td: %zu fields, expected %zu",
+			    s - buf, got_count, want_count);
+			for (size_t i = 0; i < want_count && i < limit; i++)
+				cr_assert(got[i].text == want[i].text && got[i].len == want[i].len,
+				    "line at %td, field %zu: (%td, %zu), expected (%td, %zu)",
+				    s - buf, i, got[i].text - buf, got[i].len, want[i].text - buf,
+				    want[i].len);
+		}
+		if (lf == NULL)
+			break;
+		s = lf + 1;
+	}
+}
+
+Test(split, delimited_random_runs_of_lines)
+{
+	static const char alphabet[] = "ab  \t\t\r\n\"#9,;";
+	static const char delimiters[] = { ',', '\t', ' ', ';' };
+	static const size_t limits[] = { 0, 1, 3, 64 }, keeps[] = { 0, 2, (size_t)-1 };
+	enum { RUNS = 20000, LEN_MAX = 200 };
+	uint64_t state = 0x2545F4914F6CDD1DU;
+
+	for (int run = 0; run < RUNS; run++) {
+		size_t len = (size_t)(next_random(&state) % LEN_MAX);
+		/* Exactly the input, so that a read past its end is caught (sanitizers). */
+		char *buf = malloc(len > 0 ? len : 1);
+
+		cr_assert(buf != NULL);
+		for (size_t i = 0; i < len; i++) {
+			uint64_t r = next_random(&state);
+
+			buf[i] = r % 8 == 0 ? alphabet[(r >> 8) % (sizeof(alphabet) - 1)] :
+			    r % 8 == 1 ? '\n' : "abcdefgh ,,\t,;"[(r >> 8) % 14];
+		}
+		for (size_t d = 0; d < sizeof(delimiters); d++)
+			for (size_t l = 0; l < sizeof(limits) / sizeof(limits[0]); l++)
+				for (size_t k = 0; k < sizeof(keeps) / sizeof(keeps[0]); k++) {
+					check_delimited_run(delimited_sse2_or_portable, buf, len,
+					    delimiters[d], limits[l], keeps[k]);
+					check_delimited_run(delimited_portable, buf, len,
+					    delimiters[d], limits[l], keeps[k]);
+				}
+		free(buf);
 	}
 }
