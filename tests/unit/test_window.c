@@ -158,6 +158,7 @@ check_buckets(const char *const *texts, size_t nspecs, int64_t span, size_t run_
 		cr_assert(spec_parse(texts[s], &specs[s]) == SPEC_OK, "%s", texts[s]);
 		specs[s].params.min_count = 1;
 		specs[s].params.hll_bits = 12;
+		specs[s].params.hash_seed = seed;
 		value_of[s] = values[s];
 		result_of[s] = results[s];
 		if (specs[s].window.nanos > longest)
