@@ -1799,6 +1799,9 @@ take_header(struct pipeline *p, const struct record *record)
 	return true;
 }
 
+static enum pipeline_status split_blank_lines_rest(struct pipeline *p, const char *s,
+    size_t len, uint64_t *line_number);
+
 /*
  * Splits the lines bytes[0, len) (whole lines, each ending with an LF but maybe the
  * input's last), numbered on from *line_number, into records of the batch, running it
@@ -1883,6 +1886,18 @@ split_blank_lines_of(struct pipeline *p, const char *s, size_t len, uint64_t *li
 					record->raw_len = n;
 					if (!take_header(p, record))
 						return p->status;
+					/*
+					 * This header's columns may count from the end where the
+					 * last input's did not, or the other way: the rest of
+					 * the lines go to the splitter they now need.
+					 */
+					if (all != p->from_end) {
+						b->n = k;
+						b->field_len = 0;
+						*line_number = number;
+						return split_blank_lines_rest(p, s, (size_t)(end - s),
+						    line_number);
+					}
 					one_field = p->keep == 1 && !config->skip_comments;
 					if (batch_hold_fields(b, p->keep) != 0)
 						return PIPELINE_NO_MEMORY;
@@ -1928,6 +1943,17 @@ static __attribute__((noinline)) enum pipeline_status
 split_blank_lines_all(struct pipeline *p, const char *s, size_t len, uint64_t *line_number)
 {
 	return split_blank_lines_of(p, s, len, line_number, true);
+}
+
+/*
+ * The lines after a header whose columns need the other splitter than the one that
+ * read it (split_blank_lines_of).  Out of line: it is a call once an input at most.
+ */
+static __attribute__((noinline)) enum pipeline_status
+split_blank_lines_rest(struct pipeline *p, const char *s, size_t len, uint64_t *line_number)
+{
+	return p->from_end ? split_blank_lines_all(p, s, len, line_number) :
+	    split_blank_lines(p, s, len, line_number);
 }
 
 /*
@@ -2164,7 +2190,13 @@ pipeline_read_input(struct pipeline *p, int fd)
 	struct reader *reader;
 	enum pipeline_status status;
 
+	/*
+	 * Every input's header is read whole, whatever the last input's header made of
+	 * the columns (pipeline_bind_columns sets keep again from this one's).
+	 */
 	p->awaiting_header = config->header;
+	if (p->awaiting_header)
+		p->keep = (size_t)-1;
 	p->one_by_one = p->awaiting_header || p->keep == (size_t)-1;
 	if (config->input_delimiter != '\0') {
 		struct csvread_options options = {
