@@ -125,7 +125,7 @@ help(void)
 "                               its own field), 2026/11/30 12:00:01, syslog\n"
 "                               (Nov 30 12:00:01), Common Log Format or RFC 7231\n"
 "      --epoch-unit=U           s, ms, us or ns for epoch timestamps (default:\n"
-"                               told by the first one's size)\n"
+"                               told by the first timestamp's size)\n"
 "      --year=YYYY              the year of syslog dates (default: the current\n"
 "                               one, or the last if the date is ahead)\n"
 "  -g, --group-by=COLUMN        separate windows for every value of COLUMN\n"
@@ -792,7 +792,7 @@ report_problems(const struct pipeline_report *report)
 		    "timestamps went backwards, taken as the newest before" },
 	};
 	const struct problem *p = &report->problems[PROBLEM_EPOCH_UNIT];
-	char unit_source[64];
+	char unit_source[4200];
 
 	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++) {
 		const struct problem *q = &report->problems[words[i].kind];
@@ -807,10 +807,13 @@ report_problems(const struct pipeline_report *report)
 	if (p->count == 0)
 		return;
 	if (report->epoch_unit_line > 0)
-		snprintf(unit_source, sizeof(unit_source), "the unit of line %llu's",
+		snprintf(unit_source, sizeof(unit_source), "the unit of %sline %llu's",
+		    input_prefix(report->epoch_unit_input),
 		    (unsigned long long)report->epoch_unit_line);
-	else
+	else if (report->epoch_unit_forced)
 		snprintf(unit_source, sizeof(unit_source), "--epoch-unit");
+	else
+		snprintf(unit_source, sizeof(unit_source), "the first timestamp being no epoch");
 	warn_message("%llu epoch timestamp%s above 1e11 seconds read in %s (%s), "
 	    "probably in another unit: see --epoch-unit (first: %sline %llu, column %s)",
 	    (unsigned long long)p->count, p->count == 1 ? " was" : "s were",

@@ -91,8 +91,6 @@ struct bucket {
 	int64_t origin;			/* b - origin is a multiple of S: a Monday for
 					   weeks, else the epoch */
 	int digits;			/* of a second's fraction, to write every b */
-	bool started;			/* a timestamp has opened a bucket */
-	bool epoch;			/* ... and it was an epoch number */
 	bool open;			/* a bucket is being filled */
 	uint64_t start;			/* b, modulo 2^64 */
 	int64_t start_sec;		/* b, seconds toward the past ... */
@@ -163,7 +161,8 @@ struct pipeline {
 	int64_t time;			/* the newest timestamp read */
 	enum epoch_unit epoch_unit;	/* the unit of epoch timestamps: --epoch-unit's,
 					   else the one the first epoch read says */
-	bool epoch_unit_set;		/* --epoch-unit was given, or an epoch was read */
+	bool epoch_unit_set;		/* --epoch-unit was given, or a timestamp was read */
+	bool first_time_epoch;		/* the first timestamp read was an epoch number */
 	struct syslog_year syslog_year;	/* the year of syslog dates */
 	bool awaiting_header;		/* -H and no record of this input read yet */
 	bool one_by_one;		/* blank-separated lines are split a field at a
@@ -525,17 +524,25 @@ time_problem(struct pipeline *p, const struct record *record, size_t column,
 	enum epoch_unit unit;
 
 	/*
-	 * The first epoch number read sets the unit (swag(1), TIMESTAMPS): it comes here,
-	 * being the first timestamp, or one that the run's unit so far could not read.
+	 * The first timestamp read sets the unit of epochs (swag(1), TIMESTAMPS): an
+	 * epoch's by its size, any other form leaves --epoch-unit's or seconds.  It comes
+	 * here, being the first.
 	 */
-	if ((!ok || !p->have_time) && !p->epoch_unit_set &&
-	    timestamp_epoch_unit(v->text, v->text_len, &unit)) {
-		p->epoch_unit_set = true;
-		p->report->epoch_unit_line = record->line;
-		if (unit != p->epoch_unit) {
-			p->epoch_unit = unit;
-			p->report->epoch_unit = unit;
-			ok = parse_timestamp(v->text, v->text_len, unit, &t);
+	if (!p->have_time) {
+		bool epoch = timestamp_epoch_unit(v->text, v->text_len, &unit);
+
+		if (epoch && !p->epoch_unit_set) {
+			p->report->epoch_unit_input = p->input_name;
+			p->report->epoch_unit_line = record->line;
+			if (unit != p->epoch_unit) {
+				p->epoch_unit = unit;
+				p->report->epoch_unit = unit;
+				ok = parse_timestamp(v->text, v->text_len, unit, &t);
+			}
+		}
+		if (ok) {
+			p->epoch_unit_set = true;
+			p->first_time_epoch = epoch;
 		}
 	}
 	if (ok && (!p->have_time || t >= p->time)) {
@@ -1022,43 +1029,6 @@ stage_write(struct pipeline *p, size_t n)
 
 #define NANOS_PER_SECOND INT64_C(1000000000)
 
-/* True when text (a timestamp field) is an epoch number: a sign, digits, a point. */
-static bool
-is_epoch_text(const char *text, size_t len)
-{
-	bool digit = false, point = false;
-	size_t i = 0;
-
-	text = trim_blanks(text, len, &len);
-	if (len > 0 && (text[0] == '+' || text[0] == '-'))
-		i++;
-	for (; i < len; i++) {
-		if (text[i] >= '0' && text[i] <= '9')
-			digit = true;
-		else if (text[i] == '.' && !point)
-			point = true;
-		else
-			return false;
-	}
-	return digit;
-}
-
-/* The nanoseconds of an epoch unit. */
-static uint32_t
-epoch_unit_nanos(enum epoch_unit unit)
-{
-	switch (unit) {
-	case EPOCH_MILLISECONDS:
-		return 1000000;
-	case EPOCH_MICROSECONDS:
-		return 1000;
-	case EPOCH_NANOSECONDS:
-		return 1;
-	default:
-		return 1000000000;
-	}
-}
-
 /*
  * Sets the bucket to the one holding t: b = t - r, r = (t - origin) mod S taken from 0
  * to S - 1, worked out without forming t - origin, which could overflow.
@@ -1145,14 +1115,15 @@ write_bucket_start(struct pipeline *p)
 {
 	const struct bucket *bk = &p->bucket;
 	char text[NUMPRINT_TIME_MAX];
-	uint32_t unit = bk->epoch ? epoch_unit_nanos(p->epoch_unit) : 1000000000;
+	uint32_t unit = p->first_time_epoch ? (uint32_t)nanos_per_epoch_unit[p->epoch_unit] :
+	    1000000000;
 	int digits = bk->digits;
 	size_t len;
 
 	/* The digits of a second's fraction that b needs, less those the unit has. */
 	for (uint32_t u = unit; u < 1000000000 && digits > 0; u *= 10)
 		digits--;
-	if (bk->epoch)
+	if (p->first_time_epoch)
 		len = format_epoch(bk->start_sec, bk->start_nsec, unit, digits, text);
 	else
 		len = format_rfc3339(bk->start_sec, bk->start_nsec, digits, text);
@@ -1281,14 +1252,6 @@ stage_buckets(struct pipeline *p, size_t n)
 		int64_t t = b->times[k];
 
 		if (!bk->open) {
-			if (!bk->started) {
-				const struct record *r = &b->rec[k];
-
-				bk->started = true;
-				bk->epoch = p->time_column <= r->field_count &&
-				    is_epoch_text(r->fields[p->time_column - 1].text,
-				    r->fields[p->time_column - 1].len);
-			}
 			bucket_open(p, t);
 		} else if ((uint64_t)t - bk->start >= (uint64_t)bk->span) {
 			size_t moved = bucket_move(p, from, k);
@@ -2263,6 +2226,7 @@ pipeline_run(const struct pipeline_config *config, const struct pipeline_input *
 
 	memset(report, 0, sizeof(*report));
 	report->epoch_unit = config->epoch_unit;
+	report->epoch_unit_forced = config->epoch_unit_given;
 	if (pipeline_init(&p, config) != 0) {
 		status = PIPELINE_NO_MEMORY;
 	} else {

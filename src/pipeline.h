@@ -120,9 +120,12 @@ struct pipeline_report {
 	const char *failed_column_name;
 	size_t failed_column_name_len;
 	char *header_names;
-	/* The unit of epoch timestamps, and the line of the first epoch read, which set
-	   it (0 when none did: --epoch-unit's, or seconds). */
+	/* The unit of epoch timestamps; the input and line of the first timestamp, when
+	   it was an epoch and set the unit (line 0 when none did: --epoch-unit's, given
+	   when unit_forced, or seconds). */
 	enum epoch_unit epoch_unit;
+	bool epoch_unit_forced;
+	const char *epoch_unit_input;
 	uint64_t epoch_unit_line;
 };
 

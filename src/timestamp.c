@@ -27,8 +27,7 @@
 #define MAX_POSITIVE_MAGNITUDE ((uint64_t)INT64_MAX)
 #define MAX_NEGATIVE_MAGNITUDE ((uint64_t)INT64_MAX + 1)
 
-/* Nanoseconds in one unit of each enum epoch_unit. */
-static const uint64_t nanos_per_epoch_unit[] = {
+const uint64_t nanos_per_epoch_unit[EPOCH_NANOSECONDS + 1] = {
 	[EPOCH_SECONDS] = 1000000000,
 	[EPOCH_MILLISECONDS] = 1000000,
 	[EPOCH_MICROSECONDS] = 1000,

@@ -30,6 +30,9 @@ enum epoch_unit {
 	EPOCH_NANOSECONDS
 };
 
+/* Nanoseconds in one unit of each enum epoch_unit. */
+extern const uint64_t nanos_per_epoch_unit[EPOCH_NANOSECONDS + 1];
+
 /*
  * Parses text[0..len) as one timestamp.  Blanks around it are ignored.  The forms:
  *
