@@ -100,7 +100,24 @@ struct agg_kind {
 	 * values than it holds.
 	 */
 	size_t (*move)(struct agg *agg, const struct agg_move *move);
+	/*
+	 * The window never lets a value go (ewma): a duration is not a window of
+	 * records to evict but a half-life, so no timestamps are kept for it, and a
+	 * key holding it matters for AGG_FORGET_HALFLIVES of them (agg_history_reach).
+	 */
+	bool keeps_history;
 };
+
+/* Half-lives after which a history weighs 2^-64 of a new value and is forgotten. */
+#define AGG_FORGET_HALFLIVES 64
+
+/* How long a history of half-life halflife (nanoseconds, > 0) matters: 64 of them. */
+static inline int64_t
+agg_history_reach(int64_t halflife)
+{
+	return halflife > INT64_MAX / AGG_FORGET_HALFLIVES ? INT64_MAX :
+	    halflife * AGG_FORGET_HALFLIVES;
+}
 
 /* Every aggregate starts with this header, so the table travels with the window. */
 struct agg {

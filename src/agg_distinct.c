@@ -712,5 +712,5 @@ distinct_move(struct agg *agg, const struct agg_move *move)
 }
 
 const struct agg_kind agg_distinct = {
-	"distinct", AGG_INPUT_TEXT, distinct_create, distinct_destroy, distinct_move
+	"distinct", AGG_INPUT_TEXT, distinct_create, distinct_destroy, distinct_move, false
 };

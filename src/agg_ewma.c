@@ -59,6 +59,7 @@ struct ewma_window {
 	struct agg header;
 	double decay;		/* rows: c, the weight of a value one record old */
 	int64_t halflife;	/* time: D in nanoseconds; 0 for rows */
+	uint64_t forget_after;	/* time: a gap this long starts afresh (64 D) */
 	int64_t reference;	/* time: a weight is 2^((t - reference)/D) */
 	bool started;		/* time: reference and last are set */
 	int64_t last;		/* time: the last record's timestamp */
@@ -122,6 +123,8 @@ ewma_create(const struct agg_kind *kind, const struct agg_params *params)
 		    params->window_rows : 1) + 1.0);
 
 		w->decay = 1.0 - alpha;
+	} else {
+		w->forget_after = (uint64_t)agg_history_reach(w->halflife);
 	}
 	return &w->header;
 }
@@ -207,7 +210,7 @@ static __attribute__((noinline, cold)) void
 ewma_forget(struct ewma_window *w)
 {
 	struct ewma_window fresh = { .header = w->header, .decay = w->decay,
-	    .halflife = w->halflife };
+	    .halflife = w->halflife, .forget_after = w->forget_after };
 
 	*w = fresh;
 }
@@ -233,9 +236,7 @@ ewma_push(struct agg *agg, const struct agg_value *value, int64_t time)
 			ewma_age(w, w->decay);
 		w->pending = 0;
 	} else {
-		if (w->started && (uint64_t)time - (uint64_t)w->last >=
-		    (w->halflife > INT64_MAX / 64 ? (uint64_t)INT64_MAX :
-		    (uint64_t)w->halflife * 64))
+		if (w->started && (uint64_t)time - (uint64_t)w->last >= w->forget_after)
 			ewma_forget(w);
 		if (!value->has_number) {
 			if (w->started)
@@ -284,5 +285,5 @@ ewma_move(struct agg *agg, const struct agg_move *move)
 }
 
 const struct agg_kind agg_ewma = {
-	"ewma", AGG_INPUT_NUMBER, ewma_create, ewma_destroy, ewma_move
+	"ewma", AGG_INPUT_NUMBER, ewma_create, ewma_destroy, ewma_move, true
 };

@@ -220,9 +220,9 @@ max_move(struct agg *agg, const struct agg_move *move)
 }
 
 const struct agg_kind agg_min_deque = {
-	"min", AGG_INPUT_NUMBER, minmax_create, minmax_destroy, min_move
+	"min", AGG_INPUT_NUMBER, minmax_create, minmax_destroy, min_move, false
 };
 
 const struct agg_kind agg_max_deque = {
-	"max", AGG_INPUT_NUMBER, minmax_create, minmax_destroy, max_move
+	"max", AGG_INPUT_NUMBER, minmax_create, minmax_destroy, max_move, false
 };

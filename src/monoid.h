@@ -204,7 +204,7 @@ monoid_destroy(struct agg *agg)
 		    NAME##_push, NAME##_result);				\
 	}									\
 	const struct agg_kind KIND = {						\
-		#NAME, INPUT, NAME##_create, monoid_destroy, NAME##_move		\
+		#NAME, INPUT, NAME##_create, monoid_destroy, NAME##_move, false	\
 	}
 
 #endif /* SWAG_MONOID_H */

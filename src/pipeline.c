@@ -2104,7 +2104,7 @@ pipeline_init(struct pipeline *p, const struct pipeline_config *config)
 			p->reclaim = false;
 		else if (reach > p->longest)
 			p->longest = reach;
-		if (config->specs[i].kind != &agg_ewma &&
+		if (window_by_time(&config->specs[i]) &&
 		    config->specs[i].window.nanos > p->longest_window)
 			p->longest_window = config->specs[i].window.nanos;
 	}

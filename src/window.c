@@ -30,7 +30,7 @@ window_set_init(struct window_set *set, const struct agg_spec *specs, size_t cou
 		params.window_nanos = specs[i].window.nanos;
 		if ((set->aggs[i] = specs[i].kind->create(specs[i].kind, &params)) == NULL)
 			return -1;
-		if (specs[i].window.nanos > 0)
+		if (window_by_time(&specs[i]))
 			set->has_time_windows = true;
 	}
 	return 0;
@@ -93,7 +93,7 @@ window_set_move(struct window_set *set, const struct agg_spec *specs,
 		mask = set->times.cap - 1;
 	}
 	for (size_t i = 0; i < set->agg_count; i++) {
-		int64_t duration = specs[i].window.nanos;
+		int64_t duration = window_by_time(&specs[i]) ? specs[i].window.nanos : 0;
 		size_t moved;
 
 		m.n = done;
@@ -147,7 +147,7 @@ window_set_boundary(struct window_set *set, const struct agg_spec *specs, uint64
 	int status = 0;
 
 	for (size_t i = 0; i < set->agg_count; i++) {
-		int64_t duration = specs[i].window.nanos;
+		int64_t duration = window_by_time(&specs[i]) ? specs[i].window.nanos : 0;
 
 		m.rows = specs[i].window.rows;
 		m.evict = NULL;
@@ -180,9 +180,7 @@ window_reach(const struct agg_spec *spec)
 {
 	int64_t d = spec->window.nanos;
 
-	if (spec->kind == &agg_ewma)
-		return d > INT64_MAX / 64 ? INT64_MAX : d * 64;
-	return d;
+	return d > 0 && spec->kind->keeps_history ? agg_history_reach(d) : d;
 }
 
 void

@@ -80,6 +80,16 @@ int window_set_boundary(struct window_set *set, const struct agg_spec *specs, ui
     struct agg_result *const *results, size_t k);
 
 /*
+ * Whether spec's window evicts by time: a duration, on a kind that lets values go (an
+ * ewma's duration is a half-life: it keeps no timestamps and evicts nothing).
+ */
+static inline bool
+window_by_time(const struct agg_spec *spec)
+{
+	return spec->window.nanos > 0 && !spec->kind->keeps_history;
+}
+
+/*
  * How long after a key's last record its window for spec no longer matters, in
  * nanoseconds: a time window's duration, or 64 half-lives for an ewma, whose history
  * then weighs 2^-64 of a new value.  0 for a row window, which never empties with time.

@@ -2,7 +2,8 @@
 # count, min, max, first, last and delta against awk's running totals, record by record
 # (integers, so both are exact), and peak memory flat: the peak RSS over a million
 # records is that over 100,000 within 512 KiB, where a row window as long as the input
-# grows by megabytes (the check that the measure can fail).
+# grows by megabytes (the check that the measure can fail); and an ewma with a half-life
+# as flat.
 . "$(dirname "$0")/lib.bash"
 
 # records N: N lines "i v": i rising (min's deque would keep every one), v from -500
@@ -51,6 +52,13 @@ else
 	checks=$((checks + 1))
 	[ -n "$small" ] && [ -n "$big" ] && [ "$((big - small))" -le 512 ] ||
 		fail "@all: peak RSS $small KiB over 100,000 records, $big KiB over a million"
+	# An ewma's duration is a half-life, not a window of records: no timestamps are
+	# kept for it (a half-life of 30 days over a million seconds kept them all: +8 MB).
+	small=$(peak_kb "$TMP/small" -t 1 --epoch-unit=s ewma:2@30d)
+	big=$(peak_kb "$TMP/big" -t 1 --epoch-unit=s ewma:2@30d)
+	checks=$((checks + 1))
+	[ -n "$small" ] && [ -n "$big" ] && [ "$((big - small))" -le 512 ] ||
+		fail "ewma@30d: peak RSS $small KiB over 100,000 records, $big KiB over a million"
 	small=$(peak_kb "$TMP/small" -w 1000000000 sum:2)
 	big=$(peak_kb "$TMP/big" -w 1000000000 sum:2)
 	checks=$((checks + 1))
