@@ -42,7 +42,7 @@
  * beside them.  The result is scaled back (and is finite: a mean lies within its
  * values' range).
  *
- * O(1) memory and time a record; 168 bytes a window whatever its span.
+ * O(1) memory and time a record; 176 bytes a window whatever its span.
  */
 #include <math.h>
 #include <stdbool.h>
