@@ -84,10 +84,22 @@ agg_is_name(const char *name, size_t len)
 		return true;
 	if (len < 2 || (name[0] != 'p' && name[0] != 'P'))
 		return false;
-	for (size_t i = 1; i < len; i++)
-		if (strchr("0123456789.+-", name[i]) == NULL || name[i] == '\0')
-			return false;
-	return true;
+	/* p and a number: a sign, then digits with at most one point among them. */
+	{
+		size_t i = 1, digits = 0, points = 0;
+
+		if (name[i] == '+' || name[i] == '-')
+			i++;
+		for (; i < len; i++) {
+			if (name[i] >= '0' && name[i] <= '9')
+				digits++;
+			else if (name[i] == '.' && points++ == 0)
+				continue;
+			else
+				return false;
+		}
+		return digits > 0;
+	}
 }
 
 const char *

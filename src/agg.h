@@ -178,9 +178,9 @@ agg_move_steps(struct agg *agg, const struct agg_move *m,
 const struct agg_kind *agg_lookup(const char *name, size_t len, struct agg_params *params);
 
 /*
- * True when name is shaped like an aggregate's: one of the names, or p followed by
- * digits, points and signs (p99, p101, p-1: percentiles, right or wrong).  swag(1)'s
- * DESCRIPTION: any other argument is a file.
+ * True when name is shaped like an aggregate's: one of the names, or p followed by a
+ * number, a sign and digits with at most one point (p99, p101, p-1: percentiles, right
+ * or wrong).  swag(1)'s DESCRIPTION: any other argument is a file.
  */
 bool agg_is_name(const char *name, size_t len);
 

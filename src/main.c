@@ -111,7 +111,8 @@ help(void)
 "median, pN (percentile N, e.g. p99 or p99.9), mode, distinct, first, last,\n"
 "delta (last - first), rate (a counter's increase per second; needs -t), ewma\n"
 "(exponentially weighted: a row window is its span, a duration its half-life).\n"
-"Any other argument is a FILE (./avg for a file called avg).\n"
+"Any other argument is a FILE (./avg for a file called avg; a missing one\n"
+"named close to an aggregate is a usage error with a suggestion).\n"
 "  COLUMN  field number from 1 (default 1), from the end from -1 (the last),\n"
 "          or a header name with -H\n"
 "  WINDOW  this aggregate's window: rows (100), with -t a duration\n"
@@ -124,6 +125,7 @@ help(void)
 "                               epoch number, ISO 8601 (a zone may follow in\n"
 "                               its own field), 2026/11/30 12:00:01, syslog\n"
 "                               (Nov 30 12:00:01), Common Log Format or RFC 7231\n"
+"                               (in one CSV field)\n"
 "      --epoch-unit=U           s, ms, us or ns for epoch timestamps (default:\n"
 "                               told by the first timestamp's size)\n"
 "      --year=YYYY              the year of syslog dates (default: the current\n"
@@ -160,7 +162,7 @@ help(void)
 "  -V, --version                show the version and exit\n"
 "\n"
 "Examples: swag -t 1 -s 1m p99:2 count:2 latency.log      (per minute)\n"
-"          tail -f access.log | swag -t 4 -s 1m count:10 p99:10\n"
+"          tail -f access.log | swag -t 4 -s 1m count:9 p99:10\n"
 "          swag -w 1000 avg:-1 p99:-1 access.log.2.gz access.log.1 access.log\n"
 "          seq 1 10 | swag -w 4 sum\n"
 "          swag -c -H -w 500 avg:latency p99:latency distinct:client requests.csv\n"
@@ -258,8 +260,8 @@ option_column(const char *option, const char *text)
 	struct column_ref column;
 
 	if (column_parse(text, strlen(text), &column) != 0)
-		usage_error("invalid column '%s' for %s: a field number from 1, or a name "
-		    "with -H", text, option);
+		usage_error("invalid column '%s' for %s: a field number from 1, from the end "
+		    "from -1, or a name with -H", text, option);
 	return column;
 }
 
@@ -565,7 +567,8 @@ check_specs(int argc, char *argv[], struct settings *settings)
 			usage_error("unknown aggregate in '%s': percentiles go from p0 to p100",
 			    argv[i]);
 		case SPEC_BAD_COLUMN:
-			usage_error("invalid column in '%s': a field number from 1", argv[i]);
+			usage_error("invalid column in '%s': a field number from 1, or from the "
+			    "end from -1", argv[i]);
 		case SPEC_BAD_WINDOW:
 			usage_error("invalid window in '%s': a row count from 1 to %llu, "
 			    "a duration such as 30s, or all", argv[i],
@@ -826,7 +829,7 @@ static const char timestamp_forms[] =
 "swag: timestamps are epoch numbers (in s, ms, us or ns as their size says), ISO 8601\n"
 "swag:   (2026-11-30T12:00:01Z, 2026-11-30 12:00:01 +0100 CET, 2026/11/30 12:00:01),\n"
 "swag:   syslog (Nov 30 12:00:01), Common Log Format ([30/Nov/2026:12:00:01 +0000])\n"
-"swag:   and RFC 7231 (Sun, 30 Nov 2026 12:00:01 GMT)\n"
+"swag:   and RFC 7231 (Sun, 30 Nov 2026 12:00:01 GMT, in one CSV field)\n"
 "swag: check -t (the timestamp's column), -H (a header line), -C (comment lines)\n"
 "swag:   and --epoch-unit\n";
 
