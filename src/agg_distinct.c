@@ -629,7 +629,7 @@ static int
 distinct_push_all(struct agg *agg, const struct agg_value *value, int64_t time)
 {
 	struct distinct_window *w = (struct distinct_window *)agg;
-	uint64_t hash;
+	uint64_t hash, table_hash;
 	size_t index;
 
 	(void)time;
@@ -638,11 +638,22 @@ distinct_push_all(struct agg *agg, const struct agg_value *value, int64_t time)
 	hash = agg_distinct_hash(value->text, value->text_len);
 	if (w->front != NULL) {
 		sketch_push(w, hash);
-	} else if (hashtable_reserve(&w->table, &multiset_ops, w->table.count + 1) != 0) {
+	} else if (w->table.slots == NULL &&
+	    hashtable_reserve(&w->table, &multiset_ops, 1) != 0) {
 		return -1;
-	} else if (!hashtable_find(&w->table, &multiset_ops,
-	    hashtable_hash_u64(&w->table, hash), multiset_matches, &hash, &index) &&
-	    w->table.count == w->exact_limit) {
+	} else if (hashtable_find(&w->table, &multiset_ops,
+	    table_hash = hashtable_hash_u64(&w->table, hash), multiset_matches, &hash,
+	    &index)) {
+		/* Seen before: the count of distinct values stays. */
+	} else if (w->table.count < w->exact_limit) {
+		struct multiset_slot *slot;
+
+		if (hashtable_make_room(&w->table, &multiset_ops, table_hash, &index) != 0)
+			return -1;
+		slot = hashtable_claim(&w->table, sizeof(*slot), index);
+		store_hash(slot->key, hash);
+		slot->count = 1;
+	} else {
 		if (sketch_start(w) != 0)
 			return -1;
 		for (size_t i = 0; i < hashtable_capacity(&w->table); i++) {
@@ -655,8 +666,6 @@ distinct_push_all(struct agg *agg, const struct agg_value *value, int64_t time)
 		hashtable_free(&w->table);
 		w->table_valid = false;
 		sketch_push(w, hash);
-	} else {
-		multiset_add(&w->table, hash);
 	}
 	w->values++;
 	return 0;
