@@ -68,46 +68,47 @@ ends_combine(void *out, const void *older, const void *newer)
 	r->n = a.n + b.n;
 }
 
-/* Null without a number or below -m's count (min_count >= 1: monoid_create). */
+/*
+ * Stores x, or null without a number or below -m's count (min_count >= 1:
+ * monoid_create): the result of first, last and delta.
+ */
+TWOSTACK_INLINE void
+ends_result(const struct ends_agg *e, const struct agg_params *params, double x,
+    struct agg_result *r)
+{
+	if (e->n < params->min_count) {
+		r->kind = AGG_RESULT_NULL;
+		return;
+	}
+	r->kind = AGG_RESULT_NUMBER;
+	r->number = x;
+}
+
+/* The oldest number. */
 TWOSTACK_INLINE void
 first_finalize(const void *agg, const struct agg_params *params, struct agg_result *r)
 {
 	const struct ends_agg *e = agg;
 
-	if (e->n < params->min_count) {
-		r->kind = AGG_RESULT_NULL;
-		return;
-	}
-	r->kind = AGG_RESULT_NUMBER;
-	r->number = e->first;
+	ends_result(e, params, e->first, r);
 }
 
-/* As first_finalize, for the newest number. */
+/* The newest number. */
 TWOSTACK_INLINE void
 last_finalize(const void *agg, const struct agg_params *params, struct agg_result *r)
 {
 	const struct ends_agg *e = agg;
 
-	if (e->n < params->min_count) {
-		r->kind = AGG_RESULT_NULL;
-		return;
-	}
-	r->kind = AGG_RESULT_NUMBER;
-	r->number = e->last;
+	ends_result(e, params, e->last, r);
 }
 
-/* last - first, rounded once; null as first_finalize. */
+/* last - first, rounded once. */
 TWOSTACK_INLINE void
 delta_finalize(const void *agg, const struct agg_params *params, struct agg_result *r)
 {
 	const struct ends_agg *e = agg;
 
-	if (e->n < params->min_count) {
-		r->kind = AGG_RESULT_NULL;
-		return;
-	}
-	r->kind = AGG_RESULT_NUMBER;
-	r->number = e->last - e->first;
+	ends_result(e, params, e->last - e->first, r);
 }
 
 /* rate: the ends with their timestamps, and the increase between them. */

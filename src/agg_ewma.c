@@ -32,8 +32,9 @@
  *   k·D and both sums are multiplied by 2^-k, exactly.
  *
  * NaN and the infinities never enter the sums: they are added to special, which is 0
- * until one comes and then ±inf or NaN for good, and is then the result, as the
- * recursive mean of pandas gives it (inf stays inf, inf and -inf make NaN).
+ * until one comes and then ±inf or NaN until a fresh start forgets the history, and is
+ * then the result, as any recursive mean gives it (inf stays inf, inf and -inf make
+ * NaN, NaN stays NaN).  pandas reads a NaN as a missing value: that is --na=nan.
  *
  * Overflow.  Values are kept scaled by 2^-scale, scale being 0 until a sum would pass
  * 2^1000, which can happen only with values beyond about 1e300 (the sums of weights

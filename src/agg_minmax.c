@@ -93,8 +93,9 @@ better(double a, double b, bool is_max)
 
 /*
  * Makes an empty window.  A cumulative one (@all) never evicts, so every record would
- * stay a candidate on rising data: it is the two-stack's, which keeps one aggregate
- * there (monoid.h) and gives the same results bit for bit.
+ * stay a candidate on rising data for min, on falling data for max: it is the
+ * two-stack's, which keeps one aggregate there (monoid.h) and gives the same results
+ * bit for bit.
  */
 static struct agg *
 minmax_create(const struct agg_kind *kind, const struct agg_params *params)

@@ -82,7 +82,7 @@ expect_eq "pipeline: the busiest minute's count" "$(cut -f 2 "$TMP/busiest")" \
 
 # --- Slow input.  A pause shorter than the grace (2 s) closes no bucket, even for
 # timestamps long past: a slow pipe (zcat, a replay) is bucketed by its timestamps.
-got=$( (echo "1764504000 1"; sleep 1; echo "1764504030 2") | "$SWAG" -t 1 -s 1m sum:2)
+got=$( (echo "1764504000 1"; sleep 0.3; echo "1764504030 2") | "$SWAG" -t 1 -s 1m sum:2)
 expect_eq "a short pause closes nothing" "$got" "1764504000	3"
 
 mkfifo "$TMP/in" "$TMP/out"
@@ -96,9 +96,10 @@ now() { date +%s.%N; }
 "$SWAG" -t 1 -s 1m sum:2 count:2 < "$TMP/in" > "$TMP/out" 2> "$TMP/err" &
 swag_pid=$!
 exec 3> "$TMP/in" 4< "$TMP/out"
+# Taken before the records go in: swag's wait starts after it has read them.
+start=$(now)
 echo "1764504000 1" >&3
 echo "1764504010 2" >&3
-start=$(now)
 IFS= read -r -t 10 line <&4 || line=timeout
 waited=$(awk -v a="$start" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }')
 expect_eq "idle: the bucket written by the clock" "$line" "1764504000	3	2"

@@ -273,13 +273,13 @@ Test(ewma, nan_and_infinities_stay)
 Test(ewma, min_count_counts_numbers_seen)
 {
 	static const double values[] = { NAN, 1, NAN, 2, 3, NAN };
-	static const double want[] = { -12345, -12345, -12345, -12345, 1, 1 };
 	double got[6];
 	struct agg *agg = ewma_make(1, 0, 3);
 
 	push_all(agg, values, NULL, 6, got);
+	/* Null (push_all's -12345) until the third number. */
 	for (int k = 0; k < 4; k++)
-		cr_assert_eq(got[k], want[k], "%d: %g", k, got[k]);
+		cr_assert_eq(got[k], -12345, "%d: %g", k, got[k]);
 	/* span 1: the last number alone, through a missing field too. */
 	cr_assert_eq(got[4], 3);
 	cr_assert_eq(got[5], 3);
