@@ -129,10 +129,28 @@ struct agg {
 #define AGG_INLINE static inline __attribute__((always_inline))
 
 /*
+ * The size and pop of a window that holds no slot (a cumulative one, ewma's): no row
+ * count fills it and nothing is evicted.  For agg_move_steps.
+ */
+AGG_INLINE uint64_t
+agg_size_none(const struct agg *agg)
+{
+	(void)agg;
+	return 0;
+}
+
+AGG_INLINE void
+agg_pop_none(struct agg *agg)
+{
+	(void)agg;
+}
+
+/*
  * The loop of every kind's move(), over the kind's own size, pop (evict the oldest),
  * push (a value and its record's timestamp, 0 when the move has none) and result
- * functions, which it passes as constants so that the compiler inlines them here.  The common move, a row window taking every record in order with
- * every result wanted, runs in a loop of its own without the step's tests.
+ * functions, which it passes as constants so that the compiler inlines them here.
+ * The common move, a row window taking every record in order with every result
+ * wanted, runs in a loop of its own without the step's tests.
  */
 AGG_INLINE size_t
 agg_move_steps(struct agg *agg, const struct agg_move *m,

@@ -696,25 +696,11 @@ distinct_result_all(struct agg *agg, struct agg_result *result)
 		result->count = (uint64_t)(estimate + 0.5);
 }
 
-/* A cumulative window holds no slot, so no row count fills it and nothing is evicted. */
-static uint64_t
-distinct_size_all(const struct agg *agg)
-{
-	(void)agg;
-	return 0;
-}
-
-static void
-distinct_pop_all(struct agg *agg)
-{
-	(void)agg;
-}
-
 static size_t
 distinct_move(struct agg *agg, const struct agg_move *move)
 {
 	if (agg->params.cumulative)
-		return agg_move_steps(agg, move, distinct_size_all, distinct_pop_all,
+		return agg_move_steps(agg, move, agg_size_none, agg_pop_none,
 		    distinct_push_all, distinct_result_all);
 	return agg_move_steps(agg, move, distinct_size, distinct_pop, distinct_push,
 	    distinct_result);

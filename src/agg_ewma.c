@@ -137,20 +137,6 @@ ewma_destroy(struct agg *agg)
 	mem_free(agg);
 }
 
-/* The window never evicts: its size fills no row window, its pops do nothing. */
-AGG_INLINE uint64_t
-ewma_size(const struct agg *agg)
-{
-	(void)agg;
-	return 0;
-}
-
-AGG_INLINE void
-ewma_pop(struct agg *agg)
-{
-	(void)agg;
-}
-
 /* Multiplies both sums by f (a decay or a power of two). */
 static inline void
 ewma_age(struct ewma_window *w, double f)
@@ -282,7 +268,7 @@ ewma_result(struct agg *agg, struct agg_result *result)
 static size_t
 ewma_move(struct agg *agg, const struct agg_move *move)
 {
-	return agg_move_steps(agg, move, ewma_size, ewma_pop, ewma_push, ewma_result);
+	return agg_move_steps(agg, move, agg_size_none, agg_pop_none, ewma_push, ewma_result);
 }
 
 const struct agg_kind agg_ewma = {

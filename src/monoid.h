@@ -132,20 +132,6 @@ monoid_result_all(struct agg *agg, struct agg_result *result, const struct monoi
 	m->finalize(((struct monoid_window *)agg)->stack.back_agg.bytes, &agg->params, result);
 }
 
-/* A cumulative window holds no slot, so no row count fills it and nothing is evicted. */
-TWOSTACK_INLINE uint64_t
-monoid_size_all(const struct agg *agg)
-{
-	(void)agg;
-	return 0;
-}
-
-TWOSTACK_INLINE void
-monoid_pop_all(struct agg *agg)
-{
-	(void)agg;
-}
-
 static inline void
 monoid_destroy(struct agg *agg)
 {
@@ -198,8 +184,8 @@ monoid_destroy(struct agg *agg)
 	NAME##_move(struct agg *agg, const struct agg_move *move)		\
 	{									\
 		if (__builtin_expect(agg->params.cumulative, 0))		\
-			return agg_move_steps(agg, move, monoid_size_all,	\
-			    monoid_pop_all, NAME##_push_all, NAME##_result_all); \
+			return agg_move_steps(agg, move, agg_size_none,	\
+			    agg_pop_none, NAME##_push_all, NAME##_result_all); \
 		return agg_move_steps(agg, move, monoid_size, NAME##_pop,	\
 		    NAME##_push, NAME##_result);				\
 	}									\
