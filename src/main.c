@@ -575,9 +575,9 @@ check_specs(int argc, char *argv[], struct settings *settings)
 			    (unsigned long long)WINDOW_ROWS_MAX);
 		}
 		spec_count++;
-		if (spec->column_name != NULL && !config->header)
+		if (spec->column.name != NULL && !config->header)
 			usage_error("column '%.*s' in '%s' is a name: names need -H (--header)",
-			    (int)spec->column_name_len, spec->column_name, argv[i]);
+			    (int)spec->column.name_len, spec->column.name, argv[i]);
 		if (!spec->has_window) {
 			if (!settings->have_default_window)
 				usage_error("no window for '%s': give -w or %s@WINDOW", argv[i],

@@ -1435,22 +1435,22 @@ pipeline_bind_columns(struct pipeline *p)
 		const struct agg_spec *spec = &config->specs[i];
 		size_t c = 0;
 
-		while (c < p->column_count && (p->columns[c].number != spec->column ||
-		    p->columns[c].from_end != spec->column_from_end))
+		while (c < p->column_count && (p->columns[c].number != spec->column.number ||
+		    p->columns[c].from_end != spec->column.from_end))
 			c++;
 		if (c == p->column_count) {
-			p->columns[c].number = spec->column;
-			p->columns[c].from_end = spec->column_from_end;
+			p->columns[c].number = spec->column.number;
+			p->columns[c].from_end = spec->column.from_end;
 			p->columns[c].numeric = false;
 			p->column_count++;
 		}
 		if (spec->kind->input == AGG_INPUT_NUMBER)
 			p->columns[c].numeric = true;
 		b->spec_values[i] = b->values + c * BATCH_MAX;
-		if (spec->column_from_end)
+		if (spec->column.from_end)
 			p->from_end = true;
-		else if (spec->column > p->max_column)
-			p->max_column = spec->column;
+		else if (spec->column.number > p->max_column)
+			p->max_column = spec->column.number;
 	}
 	/* A timestamp may take the three fields after its own (a date, a time, a zone). */
 	if (p->time_column > 0 && p->time_column + 3 > p->max_column &&
@@ -1510,18 +1510,18 @@ write_header_label(struct pipeline *p, const struct agg_spec *spec, const struct
 {
 	const char *name = NULL;
 	size_t name_len = 0, window_len = strlen(spec->text + spec->window_offset), len;
-	size_t at = field_position(spec->column, spec->column_from_end, header->field_count);
+	size_t at = field_position(spec->column.number, spec->column.from_end, header->field_count);
 	char number[24], *label;
 
 	if (at <= header->field_count) {
 		name = header->fields[at - 1].text;
 		name_len = header->fields[at - 1].len;
-	} else if (spec->column_from_end) {
-		name = spec->column_text;
-		name_len = spec->column_text_len;
+	} else if (spec->column.from_end) {
+		name = spec->column.text;
+		name_len = spec->column.text_len;
 	} else {
 		name = number;
-		name_len = format_uint(spec->column, number);
+		name_len = format_uint(spec->column.number, number);
 	}
 	len = spec->name_len + 1 + name_len + 1 + window_len;
 	/* Not written unquoted instead: a label that needs quotes would break the CSV. */
@@ -1648,9 +1648,9 @@ pipeline_header(struct pipeline *p, const struct record *record)
 		struct column_ref ref;
 
 		/* As written: a number the first input's header named may be a field here. */
-		if (spec->column_text != NULL && (column_parse(spec->column_text,
-		    spec->column_text_len, &ref) != 0 ||
-		    !resolve_column(p, record, &ref, &spec->column, &spec->column_from_end)))
+		if (spec->column.text != NULL && (column_parse(spec->column.text,
+		    spec->column.text_len, &ref) != 0 ||
+		    !resolve_column(p, record, &ref, &spec->column.number, &spec->column.from_end)))
 			return false;
 	}
 	if (config->has_time && !resolve_column(p, record, &config->time_column,

@@ -93,24 +93,10 @@ spec_parse(const char *text, struct agg_spec *spec)
 	if (spec->kind == NULL)
 		return agg_is_name(text, spec->name_len) ? SPEC_BAD_PERCENTILE :
 		    SPEC_UNKNOWN_AGGREGATE;
-	spec->column = 1;
-	spec->column_from_end = false;
-	spec->column_name = NULL;
-	spec->column_name_len = 0;
-	spec->column_text = NULL;
-	spec->column_text_len = 0;
-	if (colon != NULL) {
-		struct column_ref column;
-
-		if (column_parse(colon + 1, (size_t)(end - colon - 1), &column) != 0)
-			return SPEC_BAD_COLUMN;
-		spec->column = column.number;
-		spec->column_from_end = column.from_end;
-		spec->column_name = column.name;
-		spec->column_name_len = column.name_len;
-		spec->column_text = column.text;
-		spec->column_text_len = column.text_len;
-	}
+	spec->column = (struct column_ref){ .number = 1 };
+	if (colon != NULL &&
+	    column_parse(colon + 1, (size_t)(end - colon - 1), &spec->column) != 0)
+		return SPEC_BAD_COLUMN;
 	spec->has_window = at != NULL;
 	spec->window_offset = at != NULL ? (size_t)(at - text) : len;
 	if (at != NULL && window_parse(at + 1, len - (size_t)(at - text) - 1, &spec->window) != 0)

@@ -49,12 +49,8 @@ struct agg_spec {
 	size_t name_len;		/* text[0, name_len) is the aggregate's name */
 	const struct agg_kind *kind;
 	struct agg_params params;
-	size_t column;			/* 1-based field number, 0 while named */
-	bool column_from_end;		/* column counts from the last field */
-	const char *column_name;	/* a header name, or NULL for a number */
-	size_t column_name_len;
-	const char *column_text;	/* the column as written, or NULL when not given */
-	size_t column_text_len;
+	struct column_ref column;	/* field 1 (text NULL) when not given; with -H,
+					   number and from_end as the header resolves it */
 	size_t window_offset;		/* text + window_offset is "@WINDOW", if given */
 	bool has_window;		/* @WINDOW was given */
 	struct window_size window;

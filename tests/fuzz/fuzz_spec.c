@@ -78,13 +78,13 @@ check_spec(const char *text)
 		fail("the name is not the text before the first ':' or '@'", text, len);
 	if (!(spec.params.percentile >= 0.0 && spec.params.percentile <= 1.0))
 		fail("percentile out of [0, 1]", text, len);
-	if (spec.column_name != NULL) {
-		if (colon == NULL || spec.column_name != colon + 1 ||
-		    spec.column_name + spec.column_name_len != end || spec.column_name_len == 0 ||
-		    all_digits(spec.column_name, spec.column_name_len) || spec.column != 0)
+	if (spec.column.name != NULL) {
+		if (colon == NULL || spec.column.name != colon + 1 ||
+		    spec.column.name + spec.column.name_len != end || spec.column.name_len == 0 ||
+		    all_digits(spec.column.name, spec.column.name_len) || spec.column.number != 0)
 			fail("bad column name", text, len);
-	} else if (spec.column < 1 || spec.column > SIZE_MAX / 2 ||
-	    (colon == NULL && spec.column != 1)) {
+	} else if (spec.column.number < 1 || spec.column.number > SIZE_MAX / 2 ||
+	    (colon == NULL && spec.column.number != 1)) {
 		fail("bad column number", text, len);
 	}
 	if (spec.has_window != (at != NULL) || spec.window_offset != (size_t)(end - text))

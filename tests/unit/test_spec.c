@@ -13,7 +13,7 @@ Test(spec, name_only)
 
 	cr_assert_eq(spec_parse("avg", &spec), SPEC_OK);
 	cr_assert_eq(spec.kind, &agg_avg);
-	cr_assert_eq(spec.column, 1);
+	cr_assert_eq(spec.column.number, 1);
 	cr_assert_not(spec.has_window);
 	cr_assert_str_eq(spec.text, "avg");
 }
@@ -42,15 +42,15 @@ Test(spec, column_and_window)
 
 	cr_assert_eq(spec_parse("max:3@1000", &spec), SPEC_OK);
 	cr_assert_eq(spec.kind, &agg_max);
-	cr_assert_eq(spec.column, 3);
+	cr_assert_eq(spec.column.number, 3);
 	cr_assert(spec.has_window);
 	cr_assert_eq(spec.window.rows, 1000);
 	cr_assert_eq(spec_parse("sum@7", &spec), SPEC_OK);
-	cr_assert_eq(spec.column, 1);
+	cr_assert_eq(spec.column.number, 1);
 	cr_assert_eq(spec.window.rows, 7);
 	cr_assert_eq(spec_parse("mean:12", &spec), SPEC_OK);
 	cr_assert_eq(spec.kind, &agg_avg);
-	cr_assert_eq(spec.column, 12);
+	cr_assert_eq(spec.column.number, 12);
 }
 
 Test(spec, errors)
@@ -73,7 +73,7 @@ Test(spec, errors)
 	cr_assert_eq(spec_parse(":2", &spec), SPEC_UNKNOWN_AGGREGATE);
 	cr_assert_eq(spec_parse("avg:-0", &spec), SPEC_BAD_COLUMN);
 	cr_assert_eq(spec_parse("avg:-", &spec), SPEC_OK);	/* a name */
-	cr_assert_eq(spec.column_name_len, 1);
+	cr_assert_eq(spec.column.name_len, 1);
 	cr_assert_eq(spec_parse("avg:", &spec), SPEC_BAD_COLUMN);
 	cr_assert_eq(spec_parse("avg:0", &spec), SPEC_BAD_COLUMN);
 	cr_assert_eq(spec_parse("avg:99999999999999999999999", &spec), SPEC_BAD_COLUMN);
@@ -84,7 +84,7 @@ Test(spec, errors)
 	cr_assert_eq(spec.window.nanos, INT64_C(300000000000));
 	cr_assert_eq(spec_parse("avg@ 5", &spec), SPEC_BAD_WINDOW);
 	cr_assert_eq(spec_parse("avg:2@3@4", &spec), SPEC_OK);	/* the last @ splits: a name */
-	cr_assert_eq(spec.column_name_len, 3);
+	cr_assert_eq(spec.column.name_len, 3);
 }
 
 /* Names are read without regard to case (swag(1), AGGREGATES). */
@@ -112,18 +112,18 @@ Test(spec, columns_from_end)
 	struct column_ref ref;
 
 	cr_assert_eq(spec_parse("sum:-1", &spec), SPEC_OK);
-	cr_assert_null(spec.column_name);
-	cr_assert(spec.column_from_end);
-	cr_assert_eq(spec.column, 1);
+	cr_assert_null(spec.column.name);
+	cr_assert(spec.column.from_end);
+	cr_assert_eq(spec.column.number, 1);
 	cr_assert_eq(spec_parse("sum:-12@3", &spec), SPEC_OK);
-	cr_assert(spec.column_from_end);
-	cr_assert_eq(spec.column, 12);
-	cr_assert_eq(spec.column_text_len, 3);
+	cr_assert(spec.column.from_end);
+	cr_assert_eq(spec.column.number, 12);
+	cr_assert_eq(spec.column.text_len, 3);
 	cr_assert_eq(spec_parse("sum:12", &spec), SPEC_OK);
-	cr_assert(!spec.column_from_end);
+	cr_assert(!spec.column.from_end);
 	cr_assert_eq(spec_parse("sum", &spec), SPEC_OK);
-	cr_assert(!spec.column_from_end);
-	cr_assert_null(spec.column_text);
+	cr_assert(!spec.column.from_end);
+	cr_assert_null(spec.column.text);
 	cr_assert_eq(column_parse("-3", 2, &ref), 0);
 	cr_assert(ref.from_end);
 	cr_assert_eq(ref.number, 3);
@@ -159,19 +159,19 @@ Test(spec, column_names)
 	struct agg_spec spec;
 
 	cr_assert_eq(spec_parse("avg:latency", &spec), SPEC_OK);
-	cr_assert_eq(spec.column, 0);
-	cr_assert_eq(spec.column_name_len, 7);
-	cr_assert(memcmp(spec.column_name, "latency", 7) == 0);
+	cr_assert_eq(spec.column.number, 0);
+	cr_assert_eq(spec.column.name_len, 7);
+	cr_assert(memcmp(spec.column.name, "latency", 7) == 0);
 	cr_assert_eq(spec.name_len, 3);
 	cr_assert_eq(spec_parse("max:a:b@c@10", &spec), SPEC_OK);
-	cr_assert_eq(spec.column_name_len, 5);
-	cr_assert(memcmp(spec.column_name, "a:b@c", 5) == 0);
+	cr_assert_eq(spec.column.name_len, 5);
+	cr_assert(memcmp(spec.column.name, "a:b@c", 5) == 0);
 	cr_assert_eq(spec.window.rows, 10);
 	cr_assert_eq(spec_parse("sum:12x", &spec), SPEC_OK);
-	cr_assert_eq(spec.column_name_len, 3);
+	cr_assert_eq(spec.column.name_len, 3);
 	cr_assert_eq(spec_parse("sum:12", &spec), SPEC_OK);
-	cr_assert_null(spec.column_name);
-	cr_assert_eq(spec.column, 12);
+	cr_assert_null(spec.column.name);
+	cr_assert_eq(spec.column.number, 12);
 }
 
 Test(spec, counts)
