@@ -51,17 +51,17 @@ struct column {
 };
 
 /*
- * One key's windows (the only one without -g).  With -g the groups are also in a
- * list from the least to the most recently seen, so that those whose windows have
- * all emptied with time can be found at its head and reclaimed.
- */
-/*
  * The least room for a group's key: a key that fits is written out with one copy of
  * this constant size, not memcpy's call for its length (40 instructions less a record
  * with -g, callgrind).
  */
 #define GROUP_KEY_ROOM 16
 
+/*
+ * One key's windows (the only one without -g).  With -g the groups are also in a
+ * list from the least to the most recently seen, so that those whose windows have
+ * all emptied with time can be found at its head and reclaimed.
+ */
 struct group {
 	struct window_set windows;
 	uint64_t records;		/* data records with this key, for -s */
@@ -1238,7 +1238,7 @@ bucket_move(struct pipeline *p, size_t from, size_t to)
  * the windows over records [0, n) (but those before any timestamp, which belong to
  * no bucket), and where a record comes after the bucket, writes the bucket's records
  * before the windows take it.  Returns n, or the record at which memory ran short.
- * Out of line: the batch loop of a run without buckets stays as it was.
+ * Out of line, so that it costs the batch loop of a run without buckets nothing.
  */
 static __attribute__((noinline)) size_t
 stage_buckets(struct pipeline *p, size_t n)
@@ -1581,11 +1581,12 @@ resolve_column(struct pipeline *p, const struct record *header, const struct col
 static bool
 keep_header(struct pipeline *p, const struct record *header)
 {
-	size_t bytes = 0, n = header->field_count, offset = 0;
+	size_t bytes = 0, n = header->field_count, offset = 0, array;
 
 	for (size_t i = 0; i < n; i++)
 		bytes += header->fields[i].len;
-	if ((p->header = mem_realloc(NULL, (n ? n : 1) * sizeof(*p->header))) == NULL ||
+	if (mem_array_size(n ? n : 1, sizeof(*p->header), &array) != 0 ||
+	    (p->header = mem_realloc(NULL, array)) == NULL ||
 	    (p->header_text = mem_realloc(NULL, bytes ? bytes : 1)) == NULL)
 		return false;
 	for (size_t i = 0; i < n; i++) {
@@ -2062,7 +2063,6 @@ pipeline_init(struct pipeline *p, const struct pipeline_config *config)
 
 	memset(p, 0, sizeof(*p));
 	p->config = config;
-	p->awaiting_header = config->header;
 	p->quote_output = config->input_delimiter != 0;
 	p->quote_numbers = p->quote_output && config->output_delimiter != '\0' &&
 	    strchr("0123456789.+-eEinfa", config->output_delimiter) != NULL;
@@ -2085,7 +2085,10 @@ pipeline_init(struct pipeline *p, const struct pipeline_config *config)
 		bk->span_nsec = (uint32_t)(config->bucket % NANOS_PER_SECOND);
 		/* Weeks start on Monday, 1970-01-05 (swag(1), BUCKETS), as date_trunc's do. */
 		bk->origin = config->bucket % week == 0 ? 4 * 86400 * NANOS_PER_SECOND : 0;
-		/* Every b is a multiple of S and of the origin: S says its digits. */
+		/*
+		 * b - origin is a multiple of S, and the origin a whole number of days:
+		 * the fraction of a second in S says the digits b needs.
+		 */
 		for (int64_t unit = NANOS_PER_SECOND; config->bucket % unit != 0; unit /= 1000)
 			bk->digits += 3;
 	}
