@@ -64,9 +64,9 @@ size_t format_uint(uint64_t v, char *buf);
 
 /*
  * Writes the instant sec + nsec / 1e9 seconds after 1970-01-01T00:00:00Z (sec rounded
- * toward the past, nsec from 0 to 999999999, sec within 10^11) as RFC 3339 in UTC:
- * "2026-11-30T12:01:00Z", or with digits (1 to 9) digits of a second's fraction,
- * "2026-11-30T12:01:00.250Z".  Returns the length of the text.
+ * toward the past, nsec from 0 to 999999999, sec in the years 0 to 9999) as RFC 3339
+ * in UTC: "2026-11-30T12:01:00Z", or with digits (1 to 9) digits of a second's
+ * fraction, "2026-11-30T12:01:00.250Z".  Returns the length of the text.
  */
 size_t format_rfc3339(int64_t sec, uint32_t nsec, int digits, char *buf);
 
