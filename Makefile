@@ -49,6 +49,8 @@ deps:
 	@scripts/install-deps $(DEPS_CHECK_ONLY) build
 test-deps: deps
 	@scripts/install-deps $(DEPS_CHECK_ONLY) test
+bench-deps: test-deps
+	@scripts/install-deps $(DEPS_CHECK_ONLY) bench
 
 # The decimal-comma locale the tests run swag under, generated into the build
 # directory (LOCPATH finds it there): no test depends on the locales a machine was
@@ -118,7 +120,7 @@ check-sanitize:
 demo: $(BIN)
 	@scripts/demo $(RUN_BIN)
 
-bench: test-deps $(BIN)
+bench: bench-deps $(BIN)
 	@scripts/bench $(RUN_BIN)
 
 # The benchmark's second swag (scripts/bench): min and max on agg_monoid.c's two-stack
@@ -141,7 +143,7 @@ uninstall:
 clean:
 	rm -rf build swag
 
-.PHONY: all deps test-deps test-locale unit unit-portable check check-sanitize demo bench install uninstall clean
+.PHONY: all deps test-deps bench-deps test-locale unit unit-portable check check-sanitize demo bench install uninstall clean
 
 # Fuzzing: the libFuzzer harnesses of tests/fuzz/, built with clang, AddressSanitizer
 # and UBSan into $(BUILD)/fuzz by scripts/fuzz, which runs them one after another from
