@@ -45,4 +45,15 @@ wait %2; s2=$?
 expect_eq "two install-deps at once" "$s1 $s2 $(grep -c install "$TMP/apt.log")" "0 0 2"
 checks=$((checks + 1))
 grep -q DPkg::Lock::Timeout "$TMP/apt.log" || fail "apt-get does not wait for another's lock"
+
+# fast_float is in the bench set only (bench_numparse's shim), which make bench installs.
+for need in build test bench; do
+	SWAG_DEPS_ROOT=$TMP/none scripts/install-deps --check $need > /dev/null 2> "$TMP/need-$need"
+	case $(grep -c libfast-float-dev "$TMP/need-$need") in 1) got=yes ;; *) got=no ;; esac
+	want=no
+	[ $need = bench ] && want=yes
+	expect_eq "install-deps $need names libfast-float-dev" "$got" "$want"
+done
+checks=$((checks + 1))
+make -n bench 2> /dev/null | grep -q 'install-deps *bench' || fail "make bench does not run install-deps bench"
 finish
