@@ -38,19 +38,21 @@
 ** 21.5 / 142 a latency, 24.1 / 35.1 / 31.7 / 195 a 17-digit double.
 **
 ** Over a whole run (issue 15's test: take fast_float if within 5 %): a variant swag
-** whose parse_number is the shim (every src/*.c compiled as the Makefile does, but
-** numparse.c with -Dparse_number=parse_number_numparse, the fallback for the fields the
-** shim refuses; fastfloat_shim.cc compiled as above with -DFASTFLOAT_SHIM_SWAG; linked
-** with -lcsv -lxxhash -lz -lm) gives the same output and costs, in instructions a record
-** (200,000 records, callgrind), 518.7 -> 689.6 (+32.9 %) for swag -w 1000 avg over make
-** bench's numbers, 780.8 -> 923.0 (+18.2 %) over 17-digit doubles (awk's %.17g of rand()
-** x 1e6; 9 in 10 have 17 digits), 659.7 -> 830.5 (+25.9 %) for -w 1000 avg:2 over make
-** bench's timed lines and 895.6 -> 1066.5 (+19.1 %) for -c -H -w 1000 avg:latency over
-** its CSV. from_chars alone, with no shim at all (swag's count less parse_number's,
-** plus from_chars's), would still cost +21.4 %, +10.5 %, +16.8 % and +12.4 %. Wall time (hyperfine, 2,000,000 records, medians of 15): 264 ->
-** 346 ms and 355 -> 397 ms. Not within 5 % on any input: numparse.c stays. The shim is
-** ahead only on the forms from_chars lacks ("+1", " 1 ", "inf": 236 against 243), which
-** parse_number reads off its word-at-a-time shortcut.
+** whose parse_number is the shim (every .c file of src compiled as the Makefile does,
+** but numparse.c with -Dparse_number=parse_number_numparse, the fallback for the fields
+** the shim refuses; fastfloat_shim.cc compiled as above with -DFASTFLOAT_SHIM_SWAG;
+** linked with -lcsv -lxxhash -lz -lm) gives the same output and costs, in instructions a
+** record (200,000 records, callgrind), 518.7 -> 689.6 (+32.9 %) for swag -w 1000 avg
+** over make bench's numbers, 780.8 -> 923.0 (+18.2 %) over 17-digit doubles (awk's %.17g
+** of rand() x 1e6; 9 in 10 have 17 digits), 659.7 -> 830.5 (+25.9 %) for -w 1000 avg:2
+** over make bench's timed lines and 895.6 -> 1066.5 (+19.1 %) for -c -H -w 1000
+** avg:latency over its CSV. from_chars alone, with no shim at all (swag's count less
+** parse_number's, plus from_chars's), would still cost +21.4 %, +10.5 %, +16.8 % and
+** +12.4 %. Wall time on 2,000,000 records (the machine loaded): +19 % and +11 %, medians
+** of 31 paired runs' ratios (hyperfine's medians of 15, two runs: 264 -> 346 and 212 ->
+** 278 ms, 355 -> 397 and 279 -> 294 ms). Not within 5 % on any input: numparse.c stays.
+** The shim is ahead only on the forms from_chars lacks ("+1", " 1 ", "inf": 236 against
+** 243), which parse_number reads off its word-at-a-time shortcut.
 */
 #include <locale.h>
 #include <math.h>
