@@ -53,6 +53,10 @@ for need in build test bench; do
 	want=no
 	[ $need = bench ] && want=yes
 	expect_eq "install-deps $need names libfast-float-dev" "$got" "$want"
+	# ... and the goal that installs what it names.
+	goal="make check or make demo, which install them"
+	[ $need = bench ] && goal="make bench, which installs them"
+	expect_eq "install-deps $need names the goal" "$(sed -n 2p "$TMP/need-$need" | sed 's/.*or run //')" "$goal"
 done
 checks=$((checks + 1))
 make -n bench 2> /dev/null | grep -q 'install-deps *bench' || fail "make bench does not run install-deps bench"
