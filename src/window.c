@@ -114,14 +114,15 @@ window_set_move_of(struct window_set *set, const struct agg_spec *specs,
 			 * Step j's record evicts every value whose timestamp t' satisfies
 			 * t' <= t - D, written t - t' >= D: timestamps never go back, and the
 			 * unsigned difference cannot overflow.  The window holds the
-			 * timestamps from oldest up to the step's own, position + j.
+			 * timestamps from oldest up to the step's own, position + j, which
+			 * push_times has put in the ring: t - t is below D, so the walk
+			 * stops there without a test of its own.
 			 */
 			for (size_t j = 0; j < done; j++) {
 				uint64_t t = (uint64_t)w->times[indexed ? w->index[j] : j];
 				uint64_t from = oldest;
 
-				while (oldest < position + j &&
-				    t - (uint64_t)times[oldest & mask] >= (uint64_t)duration)
+				while (t - (uint64_t)times[oldest & mask] >= (uint64_t)duration)
 					oldest++;
 				evict[j] = (uint32_t)(oldest - from);
 			}
