@@ -64,7 +64,7 @@ struct column {
 
 struct group {
 	struct window_set windows;
-	uint64_t records;		/* data records with this key, for -s */
+	uint64_t records;		/* data records with this key, counted for -s N */
 	int64_t newest;			/* the timestamp of its last record */
 	struct group *older, *newer;
 	char *key;			/* the key's text, owned, in at least
@@ -945,14 +945,16 @@ stage_steps(struct pipeline *p, size_t n)
 {
 	const struct pipeline_config *config = p->config;
 	struct batch *b = &p->batch;
-	bool reclaim = p->reclaim;
+	/* In locals: the stores to the groups and the batch could alias config's fields. */
+	bool reclaim = p->reclaim, has_group = config->has_group;
+	uint64_t step = config->step;
 
 	b->serial++;
 	b->key_count = 0;
 	for (size_t k = 0; k < n; k++) {
 		struct group *g = &p->single;
 
-		if (config->has_group) {
+		if (has_group) {
 			if ((g = pipeline_group(p, &b->rec[k])) == NULL) {
 				if (reclaim)
 					relink_keys(p, b->untimed, k);
@@ -974,9 +976,9 @@ stage_steps(struct pipeline *p, size_t n)
 				g->newest = b->times[k];
 			}
 		}
-		g->records++;
 		b->groups[k] = g;
-		b->want[k] = config->step == 1 || g->records % config->step == 0;
+		/* Every record's results are written without -s N, which alone counts them. */
+		b->want[k] = step == 1 || ++g->records % step == 0;
 	}
 	if (reclaim)
 		relink_keys(p, b->untimed, n);
