@@ -12,7 +12,7 @@
  * static, into each file that hashes, so that a short field (most are under 16 bytes)
  * is hashed in the caller's loop, without a call, the shared library's dispatch or a
  * -lxxhash to link.  Behind one out-of-line function the call cost -g 3 -w 1000 avg:2
- * 10 instructions a record more (callgrind); the price is xxHash's text in the few
+ * 8 instructions a record more (callgrind); the price is xxHash's text in the few
  * files that hash, nothing else sees it.
  */
 #ifndef SWAG_HASH_H
