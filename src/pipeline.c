@@ -1070,15 +1070,37 @@ write_key(struct pipeline *p, const struct group *g)
 }
 
 /*
- * The output stage: writes the result records of records [0, n) whose results are
- * written (all when want is NULL), for spec_count aggregates.
+ * Writes a group's key and the delimiter after it, as write_key and output_byte do; a
+ * key that fits GROUP_KEY_ROOM goes out with the delimiter in one reservation when
+ * quote is false (no delimited output to quote it in).
  */
 PIPELINE_HOT void
-stage_write_of(struct pipeline *p, size_t n, const unsigned char *want, size_t spec_count)
+write_key_field(struct pipeline *p, const struct group *g, bool quote, char delimiter)
+{
+	if (g->key_len - 1 < GROUP_KEY_ROOM && !quote) {
+		char *o = output_reserve(p->out, GROUP_KEY_ROOM + 1);
+
+		memcpy(o, g->key, GROUP_KEY_ROOM);
+		o[g->key_len] = delimiter;
+		output_commit(p->out, g->key_len + 1);
+		return;
+	}
+	write_key(p, g);
+	output_byte(p->out, delimiter);
+}
+
+/*
+ * The output stage: writes the result records of records [0, n) whose results are
+ * written (all when want is NULL), for spec_count aggregates; keyed, a constant, says
+ * that each starts with its key (-g without -a).
+ */
+PIPELINE_HOT void
+stage_write_of(struct pipeline *p, size_t n, const unsigned char *want, size_t spec_count,
+    bool keyed)
 {
 	/* In locals: the output's bytes may alias anything, so fields would be reloaded. */
 	const struct pipeline_config *config = p->config;
-	bool append = config->append, group = config->has_group;
+	bool append = config->append, group = config->has_group, quote = p->quote_output;
 	char delimiter = config->output_delimiter;
 	struct batch *b = &p->batch;
 	struct output *out = p->out;
@@ -1086,7 +1108,9 @@ stage_write_of(struct pipeline *p, size_t n, const unsigned char *want, size_t s
 	for (size_t k = 0; k < n; k++) {
 		if (want != NULL && !want[k])
 			continue;
-		if (append) {
+		if (keyed) {
+			write_key_field(p, b->groups[k], quote, delimiter);
+		} else if (append) {
 			write_input_record(p, &b->rec[k]);
 			output_byte(out, delimiter);
 		} else if (group) {
@@ -1102,16 +1126,21 @@ stage_write_of(struct pipeline *p, size_t n, const unsigned char *want, size_t s
 	}
 }
 
-/* stage_write, its loop made for one aggregate apart, and for every record written. */
+/*
+ * stage_write, its loop made for one aggregate apart, and then for keyed records (-g
+ * without -a) apart.
+ */
 static void
 stage_write(struct pipeline *p, size_t n)
 {
 	const unsigned char *want = p->every_record ? NULL : p->batch.want;
 
-	if (p->config->spec_count == 1)
-		stage_write_of(p, n, want, 1);
+	if (p->config->spec_count != 1)
+		stage_write_of(p, n, want, p->config->spec_count, false);
+	else if (p->config->has_group && !p->config->append)
+		stage_write_of(p, n, want, 1, true);
 	else
-		stage_write_of(p, n, want, p->config->spec_count);
+		stage_write_of(p, n, want, 1, false);
 }
 
 /* A bucket's wall-clock grace: see bucket_timer. */
