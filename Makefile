@@ -27,7 +27,7 @@ SANITIZE_FLAGS = -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
 ALL_CFLAGS = -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Isrc $(CFLAGS) $(EXTRA_CFLAGS)
 LIBS = -lcsv -lxxhash -lz -lm
 
-SOURCES = src/agg.c src/agg_distinct.c src/agg_ends.c src/agg_ewma.c src/agg_minmax.c src/agg_mode.c src/agg_monoid.c src/agg_quantile.c src/csvread.c src/hash.c src/hashtable.c src/keytable.c src/mem.c \
+SOURCES = src/agg.c src/agg_distinct.c src/agg_ends.c src/agg_ewma.c src/agg_minmax.c src/agg_mode.c src/agg_monoid.c src/agg_quantile.c src/csvread.c src/hashtable.c src/keytable.c src/mem.c \
 	src/numparse.c src/numprint.c src/output.c src/pipeline.c src/reader.c src/ring.c src/spec.c \
 	src/timestamp.c src/window.c
 OBJECTS = $(SOURCES:src/%.c=$(BUILD)/%.o)

@@ -567,9 +567,11 @@ current_estimate(struct distinct_window *w)
  * Stores the window's distinct count, never null: exact while the window holds at
  * most 2^P/8 values, else the estimate rounded to the nearest integer, kept between
  * 1 and the number of values (bounds that the true count obeys too, so they only
- * ever bring the estimate nearer).
+ * ever bring the estimate nearer).  Forced inline into each of agg_move_steps' loops,
+ * where the compiler would keep it out of line (12 instructions a record more for
+ * -w 1000 distinct, callgrind).
  */
-static void
+AGG_INLINE void
 distinct_result(struct agg *agg, struct agg_result *result)
 {
 	struct distinct_window *w = (struct distinct_window *)agg;

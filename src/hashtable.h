@@ -15,7 +15,7 @@
  * Seeded against flooding: the hash of a key comes from hashtable_hash_bytes() or
  * hashtable_hash_u64(), both keyed with the table's seed, the run's
  * (agg_params.hash_seed), so keys crafted to share a home under one seed scatter under
- * another and no input can make the table quadratic.  xxHash (hash.c) hashes the bytes.
+ * another and no input can make the table quadratic.  xxHash (hash.h) hashes the bytes.
  *
  * The lookups are forced inline (HASHTABLE_INLINE), as is each caller's ops and match
  * function: with a constant ops table the compiler turns a search into the probe loop

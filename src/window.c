@@ -54,9 +54,10 @@ window_set_free(struct window_set *set)
  * Appends the timestamps of the n steps to the ring of timestamps, growing it first
  * as far as it must (so the loop that writes them checks nothing: 10 instructions
  * less a record, callgrind).  Returns n, or as many as fit when memory is short.
+ * indexed is a constant: whether the steps have an index.
  */
-static size_t
-push_times(struct window_set *set, const struct window_steps *w, size_t n)
+static inline __attribute__((always_inline)) size_t
+push_times(struct window_set *set, const struct window_steps *w, size_t n, bool indexed)
 {
 	struct ring *ring = &set->times;
 	uint64_t tail = ring->tail, mask;
@@ -70,14 +71,18 @@ push_times(struct window_set *set, const struct window_steps *w, size_t n)
 	slots = (int64_t *)ring->slots;
 	mask = ring->cap - 1;
 	for (size_t j = 0; j < n; j++)
-		slots[(tail + j) & mask] = w->times[w->index != NULL ? w->index[j] : j];
+		slots[(tail + j) & mask] = w->times[indexed ? w->index[j] : j];
 	ring->tail = tail + n;
 	return n;
 }
 
-size_t
-window_set_move(struct window_set *set, const struct agg_spec *specs,
-    const struct window_steps *w)
+/*
+ * window_set_move, with indexed a constant (whether w has an index), so that the
+ * loops over the steps' timestamps test nothing for it.
+ */
+static inline __attribute__((always_inline)) size_t
+window_set_move_of(struct window_set *set, const struct agg_spec *specs,
+    const struct window_steps *w, bool indexed)
 {
 	uint32_t evict[WINDOW_STEPS_MAX];
 	uint64_t position = set->times.tail, kept = 0;
@@ -87,7 +92,7 @@ window_set_move(struct window_set *set, const struct agg_spec *specs,
 	uint64_t mask = 0;
 
 	if (set->has_time_windows) {
-		done = push_times(set, w, w->n);
+		done = push_times(set, w, w->n, indexed);
 		/* In locals: the evictions' stores could alias the ring's fields. */
 		times = (const int64_t *)set->times.slots;
 		mask = set->times.cap - 1;
@@ -102,28 +107,28 @@ window_set_move(struct window_set *set, const struct agg_spec *specs,
 		m.rows = specs[i].window.rows;
 		m.evict = NULL;
 		if (duration > 0) {
-			uint64_t held = set->held[i];
+			/* The ring position of the oldest timestamp the window holds. */
+			uint64_t oldest = position - set->held[i];
 
 			/*
 			 * Step j's record evicts every value whose timestamp t' satisfies
 			 * t' <= t - D, written t - t' >= D: timestamps never go back, and the
-			 * unsigned difference cannot overflow.
+			 * unsigned difference cannot overflow.  The window holds the
+			 * timestamps from oldest up to the step's own, position + j, which
+			 * push_times has put in the ring: t - t is below D, so the walk
+			 * stops there without a test of its own.
 			 */
 			for (size_t j = 0; j < done; j++) {
-				uint64_t t = (uint64_t)w->times[w->index != NULL ? w->index[j] : j];
-				uint32_t e = 0;
+				uint64_t t = (uint64_t)w->times[indexed ? w->index[j] : j];
+				uint64_t from = oldest;
 
-				while (held > 0 && t - (uint64_t)times[(position + j - held) &
-				    mask] >= (uint64_t)duration) {
-					held--;
-					e++;
-				}
-				evict[j] = e;
-				held++;
+				while (t - (uint64_t)times[oldest & mask] >= (uint64_t)duration)
+					oldest++;
+				evict[j] = (uint32_t)(oldest - from);
 			}
-			set->held[i] = held;
-			if (held > kept)
-				kept = held;
+			set->held[i] = position + done - oldest;
+			if (set->held[i] > kept)
+				kept = set->held[i];
 			m.evict = evict;
 		}
 		if ((moved = set->aggs[i]->kind->move(set->aggs[i], &m)) < done)
@@ -134,6 +139,14 @@ window_set_move(struct window_set *set, const struct agg_spec *specs,
 		set->times.head = set->times.tail - kept;
 	}
 	return done;
+}
+
+size_t
+window_set_move(struct window_set *set, const struct agg_spec *specs,
+    const struct window_steps *w)
+{
+	return w->index != NULL ? window_set_move_of(set, specs, w, true) :
+	    window_set_move_of(set, specs, w, false);
 }
 
 int

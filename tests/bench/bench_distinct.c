@@ -2,7 +2,7 @@
  * bench_distinct: the distinct aggregate, in nanoseconds per step and bytes per slot.
  *
  *   cc -std=c11 -D_GNU_SOURCE -O2 -Isrc -o /tmp/bench_distinct \
- *       tests/bench/bench_distinct.c src/agg_distinct.c src/hash.c src/hashtable.c \
+ *       tests/bench/bench_distinct.c src/agg_distinct.c src/hashtable.c \
  *       src/ring.c src/mem.c -lm && /tmp/bench_distinct
  *
  * A step is what swag does per record in a full row window: one move() of one step

@@ -4,7 +4,7 @@
  * agg_step_slide of tests/agg_steps.h), at windows 10, 1,000 and 100,000.
  *
  *   cc -std=c11 -D_GNU_SOURCE -O2 -Isrc -o /tmp/bench_mode tests/bench/bench_mode.c \
- *       src/agg_mode.c src/hash.c src/hashtable.c src/numparse.c src/ring.c src/mem.c -lm \
+ *       src/agg_mode.c src/hashtable.c src/numparse.c src/ring.c src/mem.c -lm \
  *       && /tmp/bench_mode
  *
  * Two streams of 2 million IPv4-like texts, generated with a fixed seed:

@@ -199,33 +199,49 @@ Test(epoch, sub_nanosecond_digits_round_toward_the_past)
 ** timestamp_read_epoch_words (the -t stage's inline reader) against read_timestamp_fields
 ** on random texts of 1 to 20 bytes, mostly digits and points, in every unit: where the
 ** words reader takes a text it must give what the parser gives, in one field; and it must
-** take the common shapes (it takes 9 to 16 bytes, the first 8 digits). Each text sits at
-** the end of a block of its own size, for AddressSanitizer.
+** take the common shapes (it takes 9 to 16 bytes, the first 8 digits). The reader keeps
+** the first 8 bytes of the texts it reads across the rounds, as the stage does, and half
+** the texts open with the previous text's 8 bytes (a stream's timestamps mostly do), so
+** that a text is read both with its first 8 bytes known and not. Each text sits at the
+** end of a block of its own size, for AddressSanitizer.
 */
 Test(epoch, words_reader_agrees_with_the_parser)
 {
 	static const char alphabet[] = "0123456789012345678901234567890123456789..-/+ eZ:";
 	uint64_t state = 0x9E3779B97F4A7C15U;
 	size_t taken_count = 0, by_length[17] = { 0 };
-	char text[24];
+	char text[24], previous[8] = { 0 };
+	struct epoch_words last = EPOCH_WORDS_START;
+	size_t known_heads = 0;
 	for (int round = 0; round < 400000; round++) {
 		uint64_t r = random_next(&state);
 		size_t len = 1 + r % 20;
 		enum epoch_unit unit = (enum epoch_unit)(r >> 8 & 3);
 		bool plain = (r >> 10 & 3) != 0; /* digits and at most one point */
+		bool same_head = (r >> 12 & 1) != 0 && len >= 8;
 		for (size_t i = 0; i < len; i++) {
 			r = random_next(&state);
 			text[i] = plain ? (char)('0' + r % 10) : alphabet[r % (sizeof(alphabet) - 1)];
 		}
 		if (plain && (r >> 20) % 3 != 0)
 			text[(r >> 24) % len] = '.';
+		if (same_head)
+			memcpy(text, previous, 8);
+		if (len >= 8)
+			memcpy(previous, text, 8);
 		char *block = malloc(len);
 		cr_assert_not_null(block);
 		memcpy(block, text, len);
 		int64_t fast = 12345, slow = 12345;
 		size_t taken = 0;
 		struct field field = { .text = block, .len = len };
-		if (timestamp_read_epoch_words(block, len, unit, &fast)) {
+		uint64_t head_before = last.head;
+		if (timestamp_read_epoch_words(block, len, unit, &last, &fast)) {
+			uint64_t head;
+			memcpy(&head, block, 8);
+			known_heads += head == head_before;
+			cr_assert_eq(last.head, head, "\"%.*s\": the reader kept another head", (int)len,
+			             text);
 			bool ok = read_timestamp_fields(&field, 1, unit, NULL, &slow, &taken);
 			if (!ok || taken != 1 || fast != slow)
 				cr_assert_fail("\"%.*s\" (unit %d): words %lld, parser %s %lld, %zu fields",
@@ -237,16 +253,26 @@ Test(epoch, words_reader_agrees_with_the_parser)
 		free(block);
 	}
 	cr_assert_gt(taken_count, 20000, "the words reader took only %zu texts", taken_count);
+	cr_assert_gt(known_heads, 10000, "only %zu texts read with their head known", known_heads);
 	for (size_t len = 9; len <= 16; len++)
 		cr_assert_gt(by_length[len], 1000, "length %zu taken %zu times", len, by_length[len]);
 	int64_t nanos = 0;
-	cr_assert(timestamp_read_epoch_words("1700000000.010", 14, EPOCH_SECONDS, &nanos));
+	last = EPOCH_WORDS_START;
+	cr_assert(timestamp_read_epoch_words("1700000000.010", 14, EPOCH_SECONDS, &last, &nanos));
 	cr_expect_eq(nanos, 1700000000 * NS + 10000000);
-	cr_assert(timestamp_read_epoch_words("1700000000010", 13, EPOCH_MILLISECONDS, &nanos));
+	cr_assert(timestamp_read_epoch_words("1700000000010", 13, EPOCH_MILLISECONDS, &last,
+	                                     &nanos));
 	cr_expect_eq(nanos, 1700000000 * NS + 10000000);
-	cr_assert(timestamp_read_epoch_words("9223372036.85477", 16, EPOCH_SECONDS, &nanos));
+	cr_assert(timestamp_read_epoch_words("9223372036.85477", 16, EPOCH_SECONDS, &last, &nanos));
 	cr_expect_eq(nanos, 9223372036854770000LL);
-	cr_assert_not(timestamp_read_epoch_words("9223372037", 10, EPOCH_SECONDS, &nanos));
+	cr_assert_not(timestamp_read_epoch_words("9223372037", 10, EPOCH_SECONDS, &last, &nanos));
+	/* A head of 8 NULs, or "00000000" with a bad tail, is no epoch, whatever was read. */
+	last = EPOCH_WORDS_START;
+	cr_assert_not(timestamp_read_epoch_words("\0\0\0\0\0\0\0\0" "1", 9, EPOCH_SECONDS, &last,
+	                                         &nanos));
+	cr_assert_not(timestamp_read_epoch_words("00000000x", 9, EPOCH_SECONDS, &last, &nanos));
+	cr_assert(timestamp_read_epoch_words("000000001", 9, EPOCH_SECONDS, &last, &nanos));
+	cr_expect_eq(nanos, NS);
 }
 
 Test(epoch, limits_of_int64_nanoseconds)
