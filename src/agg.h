@@ -129,30 +129,71 @@ struct agg {
 #define AGG_INLINE static inline __attribute__((always_inline))
 
 /*
- * The loop of every kind's move(), over the kind's own size, pop (evict the oldest),
- * push (a value and its record's timestamp, 0 when the move has none) and result
- * functions, which it passes as constants so that the compiler inlines them here.  The common move, a row window taking every record in order with
- * every result wanted, runs in a loop of its own without the step's tests.
+ * A kind's run: moves a row window over the first steps of values[0, n) at once, each
+ * step as agg_move_steps takes it (the oldest value evicted when the window holds rows,
+ * values[i] pushed with its timestamp times[i], times NULL meaning 0, and the result
+ * stored in results[i]), giving the same results.  Returns how many steps it took,
+ * from 0 (the next step needs what only a single step does, such as growing memory) to n.
+ */
+typedef size_t agg_run_fn(struct agg *agg, uint64_t rows, const struct agg_value *values,
+    const int64_t *times, struct agg_result *results, size_t n);
+
+/*
+ * The common move of agg_move_steps_run: a row window taking every record in order,
+ * every result wanted, without the step's tests, and with the kind's run before each
+ * single step when run is not NULL.
  */
 AGG_INLINE size_t
-agg_move_steps(struct agg *agg, const struct agg_move *m,
+agg_move_rows(struct agg *agg, const struct agg_move *m,
     uint64_t (*size)(const struct agg *), void (*pop)(struct agg *),
     int (*push)(struct agg *, const struct agg_value *, int64_t),
-    void (*result)(struct agg *, struct agg_result *))
+    void (*result)(struct agg *, struct agg_result *), agg_run_fn *run)
+{
+	/* In locals: the results' stores would otherwise reload them every step. */
+	const size_t n = m->n;
+	const uint64_t rows = m->rows;
+	const struct agg_value *values = m->values;
+	const int64_t *times = m->times;
+	struct agg_result *results = m->results;
+	size_t j;
+
+	for (j = 0; j < n; j++) {
+		if (run != NULL && (j += run(agg, rows, &values[j],
+		    times != NULL ? &times[j] : NULL, &results[j], n - j)) == n)
+			break;
+		if (size(agg) == rows)
+			pop(agg);	/* first: a window of W never needs a W+1st slot */
+		if (push(agg, &values[j], times != NULL ? times[j] : 0) != 0)
+			return j;
+		result(agg, &results[j]);
+	}
+	return j;
+}
+
+/*
+ * The loop of every kind's move(), over the kind's own size, pop (evict the oldest),
+ * push (a value and its record's timestamp, 0 when the move has none) and result
+ * functions, which it passes as constants so that the compiler inlines them here.  The
+ * common move, a row window taking every record in order with every result wanted,
+ * runs in a loop of its own without the step's tests (agg_move_rows), and there a
+ * kind with a run (run not NULL) moves as many steps at once as it can before each
+ * single step, in windows of at least run_rows rows (in smaller ones the run would
+ * find nothing to do, and the loop goes without it).
+ */
+AGG_INLINE size_t
+agg_move_steps_run(struct agg *agg, const struct agg_move *m,
+    uint64_t (*size)(const struct agg *), void (*pop)(struct agg *),
+    int (*push)(struct agg *, const struct agg_value *, int64_t),
+    void (*result)(struct agg *, struct agg_result *), agg_run_fn *run,
+    uint64_t run_rows)
 {
 	size_t j;
 
 	if (m->index == NULL && m->evict == NULL && m->want == NULL && m->values != NULL &&
-	    m->results != NULL) {
-		for (j = 0; j < m->n; j++) {
-			if (size(agg) == m->rows)
-				pop(agg);	/* first: a window of W never needs a W+1st slot */
-			if (push(agg, &m->values[j], m->times != NULL ? m->times[j] : 0) != 0)
-				return j;
-			result(agg, &m->results[j]);
-		}
-		return j;
-	}
+	    m->results != NULL)
+		return run != NULL && m->rows >= run_rows ?
+		    agg_move_rows(agg, m, size, pop, push, result, run) :
+		    agg_move_rows(agg, m, size, pop, push, result, NULL);
 	for (j = 0; j < m->n; j++) {
 		size_t r = m->index != NULL ? m->index[j] : j;
 
@@ -168,6 +209,16 @@ agg_move_steps(struct agg *agg, const struct agg_move *m,
 			result(agg, &m->results[r]);
 	}
 	return j;
+}
+
+/* agg_move_steps_run for a kind without a run. */
+AGG_INLINE size_t
+agg_move_steps(struct agg *agg, const struct agg_move *m,
+    uint64_t (*size)(const struct agg *), void (*pop)(struct agg *),
+    int (*push)(struct agg *, const struct agg_value *, int64_t),
+    void (*result)(struct agg *, struct agg_result *))
+{
+	return agg_move_steps_run(agg, m, size, pop, push, result, NULL, 0);
 }
 
 /*
