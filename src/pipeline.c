@@ -444,27 +444,37 @@ commit_number(struct pipeline *p, char *buf, size_t len)
 	}
 }
 
-/* Writes one result field. */
+/*
+ * Writes one result field to out (p->out); plain_numbers says that a number prints
+ * shortest and unquoted (p->shortest, not p->quote_numbers).  A record loop reads both
+ * once, where the output's stores would have them read again for every result.
+ */
 PIPELINE_HOT void
-write_result(struct pipeline *p, const struct agg_result *result)
+write_result_as(struct pipeline *p, struct output *out, const struct agg_result *result,
+    bool plain_numbers)
 {
 	const struct pipeline_config *config = p->config;
-	struct output *out = p->out;
 	char *buf;
 
 	/* The common case first: a number, printed shortest. */
-	if (result->kind == AGG_RESULT_NUMBER && p->shortest) {
+	if (result->kind == AGG_RESULT_NUMBER && plain_numbers) {
 		buf = output_reserve(out, NUMPRINT_SHORTEST_MAX);
-		commit_number(p, buf, format_number(result->number, buf));
+		output_commit(out, format_number(result->number, buf));
 		return;
 	}
 	switch (result->kind) {
 	case AGG_RESULT_NULL:
 		write_text(p, config->null_text, config->null_len);
 		break;
-	case AGG_RESULT_NUMBER:	/* with -p */
-		buf = output_reserve(out, NUMPRINT_FIXED_MAX);
-		commit_number(p, buf, format_fixed(result->number, config->precision, buf));
+	case AGG_RESULT_NUMBER:
+		if (p->shortest) {
+			buf = output_reserve(out, NUMPRINT_SHORTEST_MAX);
+			commit_number(p, buf, format_number(result->number, buf));
+		} else {
+			buf = output_reserve(out, NUMPRINT_FIXED_MAX);
+			commit_number(p, buf, format_fixed(result->number, config->precision,
+			    buf));
+		}
 		break;
 	case AGG_RESULT_COUNT:
 		buf = output_reserve(out, 20);
@@ -474,6 +484,13 @@ write_result(struct pipeline *p, const struct agg_result *result)
 		write_text(p, result->text, result->text_len);
 		break;
 	}
+}
+
+/* Writes one result field. */
+PIPELINE_HOT void
+write_result(struct pipeline *p, const struct agg_result *result)
+{
+	write_result_as(p, p->out, result, p->shortest && !p->quote_numbers);
 }
 
 /* Writes the input record for -a: the line as it came, or its fields re-quoted. */
@@ -981,17 +998,22 @@ write_key(struct pipeline *p, const struct group *g)
 
 /*
  * The output stage: writes the result records of records [0, n) whose results are
- * written (all when want is NULL), for spec_count aggregates.
+ * written (all when want is NULL), for spec_count aggregates; results_only says that
+ * a record is its results alone (no -a, no -g).
  */
 PIPELINE_HOT void
-stage_write_of(struct pipeline *p, size_t n, const unsigned char *want, size_t spec_count)
+stage_write_of(struct pipeline *p, size_t n, const unsigned char *want, size_t spec_count,
+    bool results_only)
 {
 	/* In locals: the output's bytes may alias anything, so fields would be reloaded. */
 	const struct pipeline_config *config = p->config;
-	bool append = config->append, group = config->has_group;
+	bool append = !results_only && config->append;
+	bool group = !results_only && config->has_group;
+	bool plain_numbers = p->shortest && !p->quote_numbers;
 	char delimiter = config->output_delimiter;
 	struct batch *b = &p->batch;
 	struct output *out = p->out;
+	const struct agg_result *first_results = b->spec_results[0];
 
 	for (size_t k = 0; k < n; k++) {
 		if (want != NULL && !want[k])
@@ -1006,22 +1028,28 @@ stage_write_of(struct pipeline *p, size_t n, const unsigned char *want, size_t s
 		for (size_t i = 0; i < spec_count; i++) {
 			if (i > 0)
 				output_byte(out, delimiter);
-			write_result(p, &b->spec_results[i][k]);
+			write_result_as(p, out, spec_count == 1 ? &first_results[k] :
+			    &b->spec_results[i][k], plain_numbers);
 		}
 		output_end_record(out);
 	}
 }
 
-/* stage_write, its loop made for one aggregate apart, and for every record written. */
+/*
+ * stage_write, its loop made apart for one aggregate, and for one aggregate's results
+ * alone on every record.
+ */
 static void
 stage_write(struct pipeline *p, size_t n)
 {
 	const unsigned char *want = p->every_record ? NULL : p->batch.want;
 
-	if (p->config->spec_count == 1)
-		stage_write_of(p, n, want, 1);
+	if (p->config->spec_count != 1)
+		stage_write_of(p, n, want, p->config->spec_count, false);
+	else if (want == NULL && !p->config->append)
+		stage_write_of(p, n, NULL, 1, true);	/* every_record: no -g */
 	else
-		stage_write_of(p, n, want, p->config->spec_count);
+		stage_write_of(p, n, want, 1, false);
 }
 
 /* A bucket's wall-clock grace: see bucket_timer. */
