@@ -133,7 +133,8 @@ struct agg {
  * step as agg_move_steps takes it (the oldest value evicted when the window holds rows,
  * values[i] pushed with its timestamp times[i], times NULL meaning 0, and the result
  * stored in results[i]), giving the same results.  Returns how many steps it took,
- * from 0 (the next step needs what only a single step does, such as growing memory) to n.
+ * from 0 (the next step needs what only a single step does, such as growing memory)
+ * to n.
  */
 typedef size_t agg_run_fn(struct agg *agg, uint64_t rows, const struct agg_value *values,
     const int64_t *times, struct agg_result *results, size_t n);

@@ -214,11 +214,11 @@ monoid_run(struct agg *agg, uint64_t rows, const struct agg_value *values,
 {
 	struct monoid_window *w = (struct monoid_window *)agg;
 	const struct ring *ring = &w->stack.ring;
-	uint64_t head = ring->head, tail = ring->tail, mid = w->stack.mid, cap = ring->cap;
-	uint64_t count = tail - head, steps;
+	uint64_t head = ring->head, tail = ring->tail, cap = ring->cap;
+	uint64_t mid = w->stack.mid, count = tail - head, steps;
 
 	if (count == rows && mid - head >= 2) {
-		/* The front's tops after the pops, positions head + 1 on, do not wrap. */
+		/* The front's tops after the pops, from head + 1 on, do not wrap. */
 		steps = mid - head - 1;
 		if (steps > cap - ((head + 1) & (cap - 1)))
 			steps = cap - ((head + 1) & (cap - 1));

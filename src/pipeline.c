@@ -472,8 +472,8 @@ write_result_as(struct pipeline *p, struct output *out, const struct agg_result 
 			commit_number(p, buf, format_number(result->number, buf));
 		} else {
 			buf = output_reserve(out, NUMPRINT_FIXED_MAX);
-			commit_number(p, buf, format_fixed(result->number, config->precision,
-			    buf));
+			commit_number(p, buf,
+			    format_fixed(result->number, config->precision, buf));
 		}
 		break;
 	case AGG_RESULT_COUNT:
@@ -1012,8 +1012,8 @@ write_key(struct pipeline *p, const struct group *g)
  * a record is its results alone (no -a, no -g).
  */
 PIPELINE_HOT void
-stage_write_of(struct pipeline *p, size_t n, const unsigned char *want, size_t spec_count,
-    bool results_only)
+stage_write_of(struct pipeline *p, size_t n, const unsigned char *want,
+    size_t spec_count, bool results_only)
 {
 	/* In locals: the output's bytes may alias anything, so fields would be reloaded. */
 	const struct pipeline_config *config = p->config;

@@ -162,7 +162,7 @@ twostack_flip(struct twostack *ts, const struct twostack_ops *ops)
 	if (ts->ring.tail == mid)
 		return;
 	if (pos > mid) {
-		/* Down the array by pointer; past its start, the older slot is its last. */
+		/* Down the array by pointer; past its start, the older is its last. */
 		unsigned char *newer = twostack_slot(ts, size, pos);
 
 		do {
