@@ -142,11 +142,95 @@ monoid_destroy(struct agg *agg)
 }
 
 /*
+ * The smallest window whose run finds a stretch: in a window of 2, the step that flips
+ * leaves one value on the front, which the next step's pop takes.
+ */
+#define MONOID_RUN_ROWS 3
+
+/*
+ * n steps of a row window's run, without the single step's tests: when full, each
+ * pops the front's top and pushes values[i], and its result combines the front's new
+ * top with the back aggregate; when not (the window filling, all on the back stack),
+ * each pushes, and its result is the back aggregate's.  The caller has checked that
+ * the n steps need no flip, no growth and no wrap of the ring, so that the slots are
+ * walked by pointer.  The combines are the single step's, in its order, and so are
+ * the results.  The back aggregate is a local variable, which stays in registers.
+ */
+TWOSTACK_INLINE size_t
+monoid_run_stretch(struct monoid_window *w, const struct agg_value *values,
+    const int64_t *times, struct agg_result *results, size_t n, bool full,
+    enum agg_input input, const struct monoid *m)
+{
+	const size_t size = m->ops.agg_size;
+	struct twostack *ts = &w->stack;
+	const struct agg_params params = w->header.params;
+	union twostack_agg back = ts->back_agg;
+	unsigned char *newest = twostack_slot(ts, size, ts->ring.tail);
+	const unsigned char *front = twostack_slot(ts, size, ts->ring.head + 1);
+
+	for (size_t i = 0; i < n; i++) {
+		monoid_unit(newest, &values[i], times != NULL ? times[i] : 0, input, m);
+		m->ops.combine(back.bytes, back.bytes, newest);
+		newest += size;
+		if (full) {
+			union twostack_agg total;
+
+			m->ops.combine(total.bytes, front, back.bytes);
+			m->finalize(total.bytes, &params, &results[i]);
+			front += size;
+		} else
+			m->finalize(back.bytes, &params, &results[i]);
+	}
+	ts->back_agg = back;
+	ts->ring.tail += n;
+	if (full)
+		ts->ring.head += n;
+	return n;
+}
+
+/*
+ * The run of a monoid's row window (agg_run_fn): the steps up to the next that needs
+ * the single step, because it flips (the front's top is the last on the front), grows
+ * the ring, wraps it, or ends the filling.
+ */
+TWOSTACK_INLINE size_t
+monoid_run(struct agg *agg, uint64_t rows, const struct agg_value *values,
+    const int64_t *times, struct agg_result *results, size_t n, enum agg_input input,
+    const struct monoid *m)
+{
+	struct monoid_window *w = (struct monoid_window *)agg;
+	const struct ring *ring = &w->stack.ring;
+	uint64_t head = ring->head, tail = ring->tail, cap = ring->cap;
+	uint64_t mid = w->stack.mid, count = tail - head, steps;
+
+	if (count == rows && mid - head >= 2) {
+		/* The front's tops after the pops, from head + 1 on, do not wrap. */
+		steps = mid - head - 1;
+		if (steps > cap - ((head + 1) & (cap - 1)))
+			steps = cap - ((head + 1) & (cap - 1));
+	} else if (count < rows && head == mid) {
+		steps = rows - count;
+		if (steps > cap - count)	/* the ring's room; none when cap is 0 */
+			steps = cap - count;
+	} else
+		return 0;
+	if (steps > n)
+		steps = n;
+	if (steps > cap - (tail & (cap - 1)))
+		steps = cap - (tail & (cap - 1));
+	if (steps == 0)
+		return 0;
+	return count == rows ?
+	    monoid_run_stretch(w, values, times, results, steps, true, input, m) :
+	    monoid_run_stretch(w, values, times, results, steps, false, input, m);
+}
+
+/*
  * Defines the kind KIND, called NAME, from the monoid NAME_monoid: its move() is
- * agg_move_steps over the shared window code, handed a constant table, so that each
- * aggregate gets its own inlined copy of the engine, and a second copy for the
- * cumulative window (one test a move, not a record).  MONOID_KIND(NAME, INPUT)
- * defines agg_NAME.
+ * agg_move_steps_run over the shared window code and its run (monoid_run), handed a
+ * constant table, so that each aggregate gets its own inlined copy of the engine, and
+ * a second copy for the cumulative window (one test a move, not a record).
+ * MONOID_KIND(NAME, INPUT) defines agg_NAME.
  */
 #define MONOID_KIND(NAME, INPUT) MONOID_KIND_AS(NAME, agg_##NAME, INPUT)
 #define MONOID_KIND_AS(NAME, KIND, INPUT)					\
@@ -180,14 +264,21 @@ monoid_destroy(struct agg *agg)
 	{									\
 		monoid_result_all(agg, result, &NAME##_monoid);			\
 	}									\
+	TWOSTACK_INLINE size_t							\
+	NAME##_run(struct agg *agg, uint64_t rows, const struct agg_value *values, \
+	    const int64_t *times, struct agg_result *results, size_t n)	\
+	{									\
+		return monoid_run(agg, rows, values, times, results, n, INPUT,	\
+		    &NAME##_monoid);						\
+	}									\
 	static size_t								\
 	NAME##_move(struct agg *agg, const struct agg_move *move)		\
 	{									\
 		if (__builtin_expect(agg->params.cumulative, 0))		\
 			return agg_move_steps(agg, move, agg_size_none,	\
 			    agg_pop_none, NAME##_push_all, NAME##_result_all); \
-		return agg_move_steps(agg, move, monoid_size, NAME##_pop,	\
-		    NAME##_push, NAME##_result);				\
+		return agg_move_steps_run(agg, move, monoid_size, NAME##_pop,	\
+		    NAME##_push, NAME##_result, NAME##_run, MONOID_RUN_ROWS);	\
 	}									\
 	const struct agg_kind KIND = {						\
 		#NAME, INPUT, NAME##_create, monoid_destroy, NAME##_move, false	\

@@ -445,27 +445,37 @@ commit_number(struct pipeline *p, char *buf, size_t len)
 	}
 }
 
-/* Writes one result field. */
+/*
+ * Writes one result field to out (p->out); plain_numbers says that a number prints
+ * shortest and unquoted (p->shortest, not p->quote_numbers).  A record loop reads both
+ * once, where the output's stores would have them read again for every result.
+ */
 PIPELINE_HOT void
-write_result(struct pipeline *p, const struct agg_result *result)
+write_result_as(struct pipeline *p, struct output *out, const struct agg_result *result,
+    bool plain_numbers)
 {
 	const struct pipeline_config *config = p->config;
-	struct output *out = p->out;
 	char *buf;
 
 	/* The common case first: a number, printed shortest. */
-	if (result->kind == AGG_RESULT_NUMBER && p->shortest) {
+	if (result->kind == AGG_RESULT_NUMBER && plain_numbers) {
 		buf = output_reserve(out, NUMPRINT_SHORTEST_MAX);
-		commit_number(p, buf, format_number(result->number, buf));
+		output_commit(out, format_number(result->number, buf));
 		return;
 	}
 	switch (result->kind) {
 	case AGG_RESULT_NULL:
 		write_text(p, config->null_text, config->null_len);
 		break;
-	case AGG_RESULT_NUMBER:	/* with -p */
-		buf = output_reserve(out, NUMPRINT_FIXED_MAX);
-		commit_number(p, buf, format_fixed(result->number, config->precision, buf));
+	case AGG_RESULT_NUMBER:
+		if (p->shortest) {
+			buf = output_reserve(out, NUMPRINT_SHORTEST_MAX);
+			commit_number(p, buf, format_number(result->number, buf));
+		} else {
+			buf = output_reserve(out, NUMPRINT_FIXED_MAX);
+			commit_number(p, buf,
+			    format_fixed(result->number, config->precision, buf));
+		}
 		break;
 	case AGG_RESULT_COUNT:
 		buf = output_reserve(out, 20);
@@ -475,6 +485,13 @@ write_result(struct pipeline *p, const struct agg_result *result)
 		write_text(p, result->text, result->text_len);
 		break;
 	}
+}
+
+/* Writes one result field. */
+PIPELINE_HOT void
+write_result(struct pipeline *p, const struct agg_result *result)
+{
+	write_result_as(p, p->out, result, p->shortest && !p->quote_numbers);
 }
 
 /* Writes the input record for -a: the line as it came, or its fields re-quoted. */
@@ -738,10 +755,13 @@ pipeline_reclaim(struct pipeline *p)
 
 /*
  * The values stage: turns the fields of records [0, n) into the value of every column
- * read.  Returns n, or the record at which --strict stops the run.
+ * read, trimming the blanks around each when trim says (delimited input: a field split
+ * at blanks has none around it).  Returns n, or the record at which --strict stops the
+ * run.
  */
 PIPELINE_HOT size_t
-stage_values_of(struct pipeline *p, size_t n, size_t column_count, bool from_end)
+stage_values_of(struct pipeline *p, size_t n, size_t column_count, bool from_end,
+    bool trim)
 {
 	const struct pipeline_config *config = p->config;
 	const struct column *columns = p->columns;
@@ -749,10 +769,8 @@ stage_values_of(struct pipeline *p, size_t n, size_t column_count, bool from_end
 	struct agg_value *values = b->values;
 	/*
 	 * In locals: a value's stores could alias these fields in memory, which would
-	 * then be read again for every field.  A field split at blanks has none around
-	 * it: the trimming is for delimited input.
+	 * then be read again for every field.
 	 */
-	bool trim = config->input_delimiter != '\0';
 	size_t first_number = columns[0].number;
 	uint64_t na_lengths = p->na_lengths;
 	bool first_numeric = columns[0].numeric;
@@ -811,12 +829,19 @@ stage_values_of(struct pipeline *p, size_t n, size_t column_count, bool from_end
 	return n;
 }
 
-/* stage_values, its loop made for one column apart: the common case, 13 instructions less. */
+/*
+ * stage_values, its loop made for one column apart (the common case, 13 instructions
+ * less), and that one for blank-separated input apart again (3 less).
+ */
 static size_t
 stage_values(struct pipeline *p, size_t n)
 {
-	return p->column_count == 1 ? stage_values_of(p, n, 1, false) :
-	    stage_values_of(p, n, p->column_count, false);
+	bool trim = p->config->input_delimiter != '\0';
+
+	if (p->column_count != 1)
+		return stage_values_of(p, n, p->column_count, false, trim);
+	return trim ? stage_values_of(p, n, 1, false, true) :
+	    stage_values_of(p, n, 1, false, false);
 }
 
 /*
@@ -826,8 +851,10 @@ stage_values(struct pipeline *p, size_t n)
 static __attribute__((noinline)) size_t
 stage_values_from_end(struct pipeline *p, size_t n)
 {
-	return p->column_count == 1 ? stage_values_of(p, n, 1, true) :
-	    stage_values_of(p, n, p->column_count, true);
+	bool trim = p->config->input_delimiter != '\0';
+
+	return p->column_count == 1 ? stage_values_of(p, n, 1, true, trim) :
+	    stage_values_of(p, n, p->column_count, true, trim);
 }
 
 /* pipeline_read_time out of line, for the records that the timestamps stage's loop does not take. */
@@ -1091,19 +1118,23 @@ write_key_field(struct pipeline *p, const struct group *g, bool quote, char deli
 
 /*
  * The output stage: writes the result records of records [0, n) whose results are
- * written (all when want is NULL), for spec_count aggregates; keyed, a constant, says
- * that each starts with its key (-g without -a).
+ * written (all when want is NULL), for spec_count aggregates.  Two constants give the
+ * loop its shape: keyed, that each record starts with its key (-g without -a);
+ * results_only, that a record is its results alone (no -a, no -g).
  */
 PIPELINE_HOT void
-stage_write_of(struct pipeline *p, size_t n, const unsigned char *want, size_t spec_count,
-    bool keyed)
+stage_write_of(struct pipeline *p, size_t n, const unsigned char *want,
+    size_t spec_count, bool keyed, bool results_only)
 {
 	/* In locals: the output's bytes may alias anything, so fields would be reloaded. */
 	const struct pipeline_config *config = p->config;
-	bool append = config->append, group = config->has_group, quote = p->quote_output;
+	bool append = !results_only && config->append;
+	bool group = !results_only && config->has_group;
+	bool quote = p->quote_output, plain_numbers = p->shortest && !p->quote_numbers;
 	char delimiter = config->output_delimiter;
 	struct batch *b = &p->batch;
 	struct output *out = p->out;
+	const struct agg_result *first_results = b->spec_results[0];
 
 	for (size_t k = 0; k < n; k++) {
 		if (want != NULL && !want[k])
@@ -1120,7 +1151,8 @@ stage_write_of(struct pipeline *p, size_t n, const unsigned char *want, size_t s
 		for (size_t i = 0; i < spec_count; i++) {
 			if (i > 0)
 				output_byte(out, delimiter);
-			write_result(p, &b->spec_results[i][k]);
+			write_result_as(p, out, spec_count == 1 ? &first_results[k] :
+			    &b->spec_results[i][k], plain_numbers);
 		}
 		output_end_record(out);
 	}
@@ -1130,27 +1162,28 @@ stage_write_of(struct pipeline *p, size_t n, const unsigned char *want, size_t s
 static __attribute__((noinline)) void
 stage_write_keyed(struct pipeline *p, size_t n, const unsigned char *want)
 {
-	stage_write_of(p, n, want, 1, true);
+	stage_write_of(p, n, want, 1, true, false);
 }
 
 /*
- * stage_write, its loop made for one aggregate apart, and for keyed records (-g
- * without -a) apart again; that one out of line, so that the others keep their
- * registers (the loop of three aggregates paid 1 instruction a record in it).
+ * stage_write, its loop made for one aggregate apart, for one aggregate's results
+ * alone on every record apart again, and for keyed records (-g without -a) out of
+ * line, so that the others keep their registers (the loop of three aggregates paid 1
+ * instruction a record in it).
  */
 static void
 stage_write(struct pipeline *p, size_t n)
 {
 	const unsigned char *want = p->every_record ? NULL : p->batch.want;
 
-	if (p->config->spec_count == 1) {
-		if (p->config->has_group && !p->config->append)
-			stage_write_keyed(p, n, want);
-		else
-			stage_write_of(p, n, want, 1, false);
-	} else {
-		stage_write_of(p, n, want, p->config->spec_count, false);
-	}
+	if (p->config->spec_count != 1)
+		stage_write_of(p, n, want, p->config->spec_count, false, false);
+	else if (p->config->has_group && !p->config->append)
+		stage_write_keyed(p, n, want);
+	else if (want == NULL && !p->config->append)
+		stage_write_of(p, n, NULL, 1, false, true);	/* every_record: no -g */
+	else
+		stage_write_of(p, n, want, 1, false, false);
 }
 
 /* A bucket's wall-clock grace: see bucket_timer. */

@@ -62,16 +62,18 @@ struct twostack_ops {
 /* Forces inlining, for the engine and for the ops that a constant table names. */
 #define TWOSTACK_INLINE static inline __attribute__((always_inline))
 
+/* An Agg, aligned for any of them. */
+union twostack_agg {
+	unsigned char bytes[TWOSTACK_AGG_MAX];
+	double align_double;
+	uint64_t align_u64;
+	void *align_pointer;
+};
+
 struct twostack {
 	struct ring ring;	/* the Aggs of positions [head, tail): front, then back */
 	uint64_t mid;		/* the first position of the back stack */
-	/* The aggregate of the back stack, aligned for any Agg. */
-	union {
-		unsigned char bytes[TWOSTACK_AGG_MAX];
-		double align_double;
-		uint64_t align_u64;
-		void *align_pointer;
-	} back_agg;
+	union twostack_agg back_agg;	/* the aggregate of the back stack */
 };
 
 /* The slot at ring position pos. */
@@ -153,13 +155,24 @@ twostack_push(struct twostack *ts, const struct twostack_ops *ops, const void *u
 TWOSTACK_INLINE void
 twostack_flip(struct twostack *ts, const struct twostack_ops *ops)
 {
-	size_t size = ops->agg_size;
+	const size_t size = ops->agg_size;
+	const uint64_t mid = ts->mid, mask = ts->ring.cap - 1;
+	uint64_t pos = ts->ring.tail - 1;
 
-	if (ts->ring.tail == ts->mid)
+	if (ts->ring.tail == mid)
 		return;
-	for (uint64_t pos = ts->ring.tail - 1; pos > ts->mid; pos--)
-		ops->combine(twostack_slot(ts, size, pos - 1), twostack_slot(ts, size, pos - 1),
-		    twostack_slot(ts, size, pos));
+	if (pos > mid) {
+		/* Down the array by pointer; past its start, the older is its last. */
+		unsigned char *newer = twostack_slot(ts, size, pos);
+
+		do {
+			unsigned char *older = (pos & mask) == 0 ?
+			    twostack_slot(ts, size, mask) : newer - size;
+
+			ops->combine(older, older, newer);
+			newer = older;
+		} while (--pos > mid);
+	}
 	ts->mid = ts->ring.tail;
 	ops->empty(ts->back_agg.bytes);
 }

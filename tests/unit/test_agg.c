@@ -669,6 +669,25 @@ Test(agg, move_batches_match_naive)
 				    random_value, hows[h]);
 }
 
+/*
+ * Row windows in batches again, at the sizes where a two-stack kind's run (monoid.h)
+ * changes course: 3, the smallest window it serves; 15 to 17, around the first ring's
+ * 16 slots, where filling stops for growth and the stretches stop at the ring's wrap;
+ * 33 and 255, the front and back stacks wrapping at other places.
+ */
+Test(agg, row_runs_match_naive)
+{
+	static const struct agg_kind *const kinds[] = { &agg_sum, &agg_avg, &agg_count,
+	    &agg_min_twostack, &agg_var, &agg_first, &agg_last, &agg_delta };
+	const uint64_t windows[] = { 3, 4, 15, 16, 17, 33, 255 };
+	unsigned seed = 14;
+
+	for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++)
+		for (size_t j = 0; j < sizeof(windows) / sizeof(windows[0]); j++)
+			move_against_naive(kinds[k], windows[j], &seed, random_value,
+			    ROW_BATCHES);
+}
+
 /* Moves a row window of the given size on by the value x and returns the result. */
 static double
 slide(struct agg *agg, uint64_t window, double x)
