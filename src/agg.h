@@ -146,74 +146,60 @@ agg_pop_none(struct agg *agg)
 }
 
 /*
+ * A kind's run: moves the window over the first steps of a move at once, each step as
+ * agg_move_steps takes it, giving the same results.  Step i is about record r =
+ * index[i] (index NULL: r = i); it evicts evict[i] values (evict NULL: the oldest one
+ * when the window holds rows), pushes values[r] with its timestamp times[r] (times
+ * NULL meaning 0), and stores the result in results[r].  Returns how many steps it
+ * took, from 0 (the next step needs what only a single step does, such as growing
+ * memory) to n.
+ */
+typedef size_t agg_run_fn(struct agg *agg, uint64_t rows, const uint8_t *index,
+    const uint32_t *evict, const struct agg_value *values, const int64_t *times,
+    struct agg_result *results, size_t n);
+
+/*
  * One loop of agg_move_steps for a move that takes a value and stores a result at every
  * step: indexed and evicting are constants, so that each of the four shapes (a row
  * window over every record of the batch or over one key's, a time window over either)
- * runs without the tests of the others.
+ * runs without the tests of the others, and with the kind's run before each single
+ * step when run is not NULL.
  */
 AGG_INLINE size_t
 agg_move_loop(struct agg *agg, const struct agg_move *m, bool indexed, bool evicting,
-    uint64_t (*size)(const struct agg *), void (*pop)(struct agg *),
-    int (*push)(struct agg *, const struct agg_value *, int64_t),
-    void (*result)(struct agg *, struct agg_result *))
-{
-	size_t j;
-
-	for (j = 0; j < m->n; j++) {
-		size_t r = indexed ? m->index[j] : j;
-
-		if (evicting) {
-			for (uint32_t e = m->evict[j]; e > 0; e--)
-				pop(agg);
-		} else if (size(agg) == m->rows) {
-			pop(agg);	/* first: a window of W never needs a W+1st slot */
-		}
-		if (push(agg, &m->values[r], m->times != NULL ? m->times[r] : 0) != 0)
-			return j;
-		result(agg, &m->results[r]);
-	}
-	return j;
-}
-
-/*
- * A kind's run: moves a row window over the first steps of values[0, n) at once, each
- * step as agg_move_steps takes it (the oldest value evicted when the window holds rows,
- * values[i] pushed with its timestamp times[i], times NULL meaning 0, and the result
- * stored in results[i]), giving the same results.  Returns how many steps it took,
- * from 0 (the next step needs what only a single step does, such as growing memory)
- * to n.
- */
-typedef size_t agg_run_fn(struct agg *agg, uint64_t rows, const struct agg_value *values,
-    const int64_t *times, struct agg_result *results, size_t n);
-
-/*
- * The common move of agg_move_steps_run: a row window taking every record in order,
- * every result wanted, without the step's tests, and with the kind's run before each
- * single step when run is not NULL.
- */
-AGG_INLINE size_t
-agg_move_rows(struct agg *agg, const struct agg_move *m,
     uint64_t (*size)(const struct agg *), void (*pop)(struct agg *),
     int (*push)(struct agg *, const struct agg_value *, int64_t),
     void (*result)(struct agg *, struct agg_result *), agg_run_fn *run)
 {
 	/* In locals: the results' stores would otherwise reload them every step. */
 	const size_t n = m->n;
+	const uint8_t *index = m->index;
 	const uint64_t rows = m->rows;
+	const uint32_t *evict = m->evict;
 	const struct agg_value *values = m->values;
 	const int64_t *times = m->times;
 	struct agg_result *results = m->results;
 	size_t j;
 
 	for (j = 0; j < n; j++) {
-		if (run != NULL && (j += run(agg, rows, &values[j],
+		size_t r;
+
+		if (run != NULL && (j += indexed ?
+		    run(agg, rows, &index[j], evicting ? &evict[j] : NULL, values, times,
+		    results, n - j) :
+		    run(agg, rows, NULL, evicting ? &evict[j] : NULL, &values[j],
 		    times != NULL ? &times[j] : NULL, &results[j], n - j)) == n)
 			break;
-		if (size(agg) == rows)
+		r = indexed ? index[j] : j;
+		if (evicting) {
+			for (uint32_t e = evict[j]; e > 0; e--)
+				pop(agg);
+		} else if (size(agg) == rows) {
 			pop(agg);	/* first: a window of W never needs a W+1st slot */
-		if (push(agg, &values[j], times != NULL ? times[j] : 0) != 0)
+		}
+		if (push(agg, &values[r], times != NULL ? times[r] : 0) != 0)
 			return j;
-		result(agg, &results[j]);
+		result(agg, &results[r]);
 	}
 	return j;
 }
@@ -222,14 +208,12 @@ agg_move_rows(struct agg *agg, const struct agg_move *m,
  * The loop of every kind's move(), over the kind's own size, pop (evict the oldest),
  * push (a value and its record's timestamp, 0 when the move has none) and result
  * functions, which it passes as constants so that the compiler inlines them here.  A
- * move with every result wanted, the common one, runs in a loop of its own for its
- * shape, without the tests of the others: a row window taking every record in order
- * in agg_move_rows, where a kind with a run (run not NULL) moves as many steps at once
- * as it can before each single step, in windows of at least run_rows rows (in smaller
- * ones the run would find nothing to do, and the loop goes without it); one key's
- * records, or a time window's, in agg_move_loop (-g 3 -w 1000 avg:2 and -t 1 -w 10s
- * avg:2 about 20 instructions a record less than in the general loop, callgrind).  The
- * general loop serves the rest (-s, a boundary, results alone).
+ * move with every result wanted, the common one, runs in agg_move_loop's copy for its
+ * shape (a row or a time window, over every record or one key's), without the tests
+ * of the others, and there a kind with a run (run not NULL) moves as many steps at once
+ * as it can before each single step: in a time window always, in a row window of at
+ * least run_rows rows (in smaller ones the run would find nothing to do, and the loop
+ * goes without it).  The general loop serves the rest (-s, a boundary, results alone).
  */
 AGG_INLINE size_t
 agg_move_steps_run(struct agg *agg, const struct agg_move *m,
@@ -241,15 +225,18 @@ agg_move_steps_run(struct agg *agg, const struct agg_move *m,
 	size_t j;
 
 	if (m->want == NULL && m->values != NULL && m->results != NULL) {
+		/* In smaller row windows the run would find nothing to do. */
 		if (m->evict == NULL && m->index == NULL)
 			return run != NULL && m->rows >= run_rows ?
-			    agg_move_rows(agg, m, size, pop, push, result, run) :
-			    agg_move_rows(agg, m, size, pop, push, result, NULL);
+			    agg_move_loop(agg, m, false, false, size, pop, push, result, run) :
+			    agg_move_loop(agg, m, false, false, size, pop, push, result, NULL);
 		if (m->evict == NULL)
-			return agg_move_loop(agg, m, true, false, size, pop, push, result);
+			return run != NULL && m->rows >= run_rows ?
+			    agg_move_loop(agg, m, true, false, size, pop, push, result, run) :
+			    agg_move_loop(agg, m, true, false, size, pop, push, result, NULL);
 		return m->index == NULL ?
-		    agg_move_loop(agg, m, false, true, size, pop, push, result) :
-		    agg_move_loop(agg, m, true, true, size, pop, push, result);
+		    agg_move_loop(agg, m, false, true, size, pop, push, result, run) :
+		    agg_move_loop(agg, m, true, true, size, pop, push, result, run);
 	}
 	for (j = 0; j < m->n; j++) {
 		size_t r = m->index != NULL ? m->index[j] : j;

@@ -149,17 +149,18 @@ monoid_destroy(struct agg *agg)
 
 /*
  * n steps of a row window's run, without the single step's tests: when full, each
- * pops the front's top and pushes values[i], and its result combines the front's new
- * top with the back aggregate; when not (the window filling, all on the back stack),
- * each pushes, and its result is the back aggregate's.  The caller has checked that
- * the n steps need no flip, no growth and no wrap of the ring, so that the slots are
- * walked by pointer.  The combines are the single step's, in its order, and so are
- * the results.  The back aggregate is a local variable, which stays in registers.
+ * pops the front's top and pushes the value of its record r (index[i], or i with index
+ * NULL), and its result combines the front's new top with the back aggregate; when not
+ * (the window filling, all on the back stack), each pushes, and its result is the back
+ * aggregate's.  The caller has checked that the n steps need no flip, no growth and no
+ * wrap of the ring, so that the slots are walked by pointer.  The combines are the
+ * single step's, in its order, and so are the results.  The back aggregate is a local
+ * variable, which stays in registers.
  */
 TWOSTACK_INLINE size_t
-monoid_run_stretch(struct monoid_window *w, const struct agg_value *values,
-    const int64_t *times, struct agg_result *results, size_t n, bool full,
-    enum agg_input input, const struct monoid *m)
+monoid_run_stretch(struct monoid_window *w, const uint8_t *index,
+    const struct agg_value *values, const int64_t *times, struct agg_result *results,
+    size_t n, bool full, enum agg_input input, const struct monoid *m)
 {
 	const size_t size = m->ops.agg_size;
 	struct twostack *ts = &w->stack;
@@ -169,17 +170,19 @@ monoid_run_stretch(struct monoid_window *w, const struct agg_value *values,
 	const unsigned char *front = twostack_slot(ts, size, ts->ring.head + 1);
 
 	for (size_t i = 0; i < n; i++) {
-		monoid_unit(newest, &values[i], times != NULL ? times[i] : 0, input, m);
+		size_t r = index != NULL ? index[i] : i;
+
+		monoid_unit(newest, &values[r], times != NULL ? times[r] : 0, input, m);
 		m->ops.combine(back.bytes, back.bytes, newest);
 		newest += size;
 		if (full) {
 			union twostack_agg total;
 
 			m->ops.combine(total.bytes, front, back.bytes);
-			m->finalize(total.bytes, &params, &results[i]);
+			m->finalize(total.bytes, &params, &results[r]);
 			front += size;
 		} else
-			m->finalize(back.bytes, &params, &results[i]);
+			m->finalize(back.bytes, &params, &results[r]);
 	}
 	ts->back_agg = back;
 	ts->ring.tail += n;
@@ -189,20 +192,87 @@ monoid_run_stretch(struct monoid_window *w, const struct agg_value *values,
 }
 
 /*
- * The run of a monoid's row window (agg_run_fn): the steps up to the next that needs
- * the single step, because it flips (the front's top is the last on the front), grows
- * the ring, wraps it, or ends the filling.
+ * Up to n steps of a time window's run: each pops evict[i] values off the front and
+ * pushes the value of its record r (index[i], or i with index NULL), and its result
+ * combines the front's new top with the back aggregate, or is the back aggregate's
+ * when the pops emptied the front.  The run stops before the first step whose pops
+ * would flip (more than the front holds), whose push would grow the ring (it is full
+ * after the pops), or whose slots would wrap it, and returns how many steps it took.
+ * The combines are the single step's, in its order, and so are the results.
  */
 TWOSTACK_INLINE size_t
-monoid_run(struct agg *agg, uint64_t rows, const struct agg_value *values,
-    const int64_t *times, struct agg_result *results, size_t n, enum agg_input input,
-    const struct monoid *m)
+monoid_run_evicting(struct monoid_window *w, const uint8_t *index, const uint32_t *evict,
+    const struct agg_value *values, const int64_t *times, struct agg_result *results,
+    size_t n, enum agg_input input, const struct monoid *m)
+{
+	const size_t size = m->ops.agg_size;
+	struct twostack *ts = &w->stack;
+	const struct agg_params params = w->header.params;
+	const uint64_t cap = ts->ring.cap, mid = ts->mid;
+	uint64_t head = ts->ring.head, tail = ts->ring.tail, last, room;
+	union twostack_agg back;
+	unsigned char *newest;
+	const unsigned char *front;
+	size_t i;
+
+	if (cap == 0)
+		return 0;
+	/*
+	 * The last position the pops may leave at the head: the front's end, or, when
+	 * the front wraps the ring, its last slot before the wrap.
+	 */
+	room = cap - (head & (cap - 1));
+	last = mid - head <= room ? mid : head + room - 1;
+	if (n > cap - (tail & (cap - 1)))
+		n = cap - (tail & (cap - 1));
+	back = ts->back_agg;
+	newest = twostack_slot(ts, size, tail);
+	front = twostack_slot(ts, size, head);
+	for (i = 0; i < n; i++) {
+		size_t r = index != NULL ? index[i] : i;
+		uint32_t e = evict[i];
+
+		if (e > last - head || tail - head - e == cap)
+			break;
+		head += e;
+		front += (size_t)e * size;
+		monoid_unit(newest, &values[r], times != NULL ? times[r] : 0, input, m);
+		m->ops.combine(back.bytes, back.bytes, newest);
+		newest += size;
+		tail++;
+		if (head != mid) {
+			union twostack_agg total;
+
+			m->ops.combine(total.bytes, front, back.bytes);
+			m->finalize(total.bytes, &params, &results[r]);
+		} else
+			m->finalize(back.bytes, &params, &results[r]);
+	}
+	ts->back_agg = back;
+	ts->ring.head = head;
+	ts->ring.tail = tail;
+	return i;
+}
+
+/*
+ * The run of a monoid's window (agg_run_fn): a time window's in monoid_run_evicting; a
+ * row window's, the steps up to the next that needs the single step, because it flips
+ * (the front's top is the last on the front), grows the ring, wraps it, or ends the
+ * filling.
+ */
+TWOSTACK_INLINE size_t
+monoid_run(struct agg *agg, uint64_t rows, const uint8_t *index, const uint32_t *evict,
+    const struct agg_value *values, const int64_t *times, struct agg_result *results,
+    size_t n, enum agg_input input, const struct monoid *m)
 {
 	struct monoid_window *w = (struct monoid_window *)agg;
 	const struct ring *ring = &w->stack.ring;
 	uint64_t head = ring->head, tail = ring->tail, cap = ring->cap;
 	uint64_t mid = w->stack.mid, count = tail - head, steps;
 
+	if (evict != NULL)
+		return monoid_run_evicting(w, index, evict, values, times, results, n, input,
+		    m);
 	if (count == rows && mid - head >= 2) {
 		/* The front's tops after the pops, from head + 1 on, do not wrap. */
 		steps = mid - head - 1;
@@ -221,8 +291,8 @@ monoid_run(struct agg *agg, uint64_t rows, const struct agg_value *values,
 	if (steps == 0)
 		return 0;
 	return count == rows ?
-	    monoid_run_stretch(w, values, times, results, steps, true, input, m) :
-	    monoid_run_stretch(w, values, times, results, steps, false, input, m);
+	    monoid_run_stretch(w, index, values, times, results, steps, true, input, m) :
+	    monoid_run_stretch(w, index, values, times, results, steps, false, input, m);
 }
 
 /*
@@ -265,11 +335,12 @@ monoid_run(struct agg *agg, uint64_t rows, const struct agg_value *values,
 		monoid_result_all(agg, result, &NAME##_monoid);			\
 	}									\
 	TWOSTACK_INLINE size_t							\
-	NAME##_run(struct agg *agg, uint64_t rows, const struct agg_value *values, \
+	NAME##_run(struct agg *agg, uint64_t rows, const uint8_t *index,	\
+	    const uint32_t *evict, const struct agg_value *values,		\
 	    const int64_t *times, struct agg_result *results, size_t n)	\
 	{									\
-		return monoid_run(agg, rows, values, times, results, n, INPUT,	\
-		    &NAME##_monoid);						\
+		return monoid_run(agg, rows, index, evict, values, times, results, \
+		    n, INPUT, &NAME##_monoid);					\
 	}									\
 	static size_t								\
 	NAME##_move(struct agg *agg, const struct agg_move *move)		\

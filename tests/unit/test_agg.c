@@ -488,7 +488,8 @@ enum how {
 	ONE_BY_ONE,		/* a move of one step per record, rows set (as agg_slide did) */
 	ROW_BATCHES,		/* moves of 1 to 64 steps, rows set: the pipeline's row windows */
 	TIME_BATCHES,		/* the same with evict arrays: a time window */
-	INDEXED_BATCHES		/* index lists (as -g gives) and want arrays (as -s does) */
+	INDEXED_BATCHES,	/* index lists (as -g gives) and want arrays (as -s does) */
+	INDEXED_RUNS		/* index lists, row or time windows, every result wanted */
 };
 
 #define MAX_BATCH 128		/* records of a batch: steps and the records left out */
@@ -570,6 +571,10 @@ move_against_naive(const struct agg_kind *kind, uint64_t window, unsigned *seed,
 			use_evict = rand_r(seed) % 2 == 0;
 			if (use_index)
 				records = n + (size_t)rand_r(seed) % (n + 1);
+		} else if (how == INDEXED_RUNS) {
+			use_index = true;
+			use_evict = rand_r(seed) % 2 == 0;
+			records = n + (size_t)rand_r(seed) % (n + 1);
 		}
 		memset(v, 0, sizeof(v));
 		memset(got, SENTINEL_BYTE, sizeof(got));
@@ -673,19 +678,24 @@ Test(agg, move_batches_match_naive)
  * Row windows in batches again, at the sizes where a two-stack kind's run (monoid.h)
  * changes course: 3, the smallest window it serves; 15 to 17, around the first ring's
  * 16 slots, where filling stops for growth and the stretches stop at the ring's wrap;
- * 33 and 255, the front and back stacks wrapping at other places.
+ * 33 and 255, the front and back stacks wrapping at other places.  The same over one
+ * key's records (index lists, every result wanted) and in time windows of those
+ * lengths, where a run stops before a flip, a growth or a wrap too, alone and with
+ * index lists.
  */
 Test(agg, row_runs_match_naive)
 {
 	static const struct agg_kind *const kinds[] = { &agg_sum, &agg_avg, &agg_count,
 	    &agg_min_twostack, &agg_var, &agg_first, &agg_last, &agg_delta };
 	const uint64_t windows[] = { 3, 4, 15, 16, 17, 33, 255 };
+	const enum how hows[] = { ROW_BATCHES, TIME_BATCHES, INDEXED_RUNS };
 	unsigned seed = 14;
 
 	for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++)
 		for (size_t j = 0; j < sizeof(windows) / sizeof(windows[0]); j++)
-			move_against_naive(kinds[k], windows[j], &seed, random_value,
-			    ROW_BATCHES);
+			for (size_t h = 0; h < sizeof(hows) / sizeof(hows[0]); h++)
+				move_against_naive(kinds[k], windows[j], &seed, random_value,
+				    hows[h]);
 }
 
 /* Moves a row window of the given size on by the value x and returns the result. */
