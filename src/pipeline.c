@@ -139,7 +139,11 @@ struct pipeline {
 	struct column *columns;		/* the distinct columns read */
 	size_t column_count;
 	size_t max_column;		/* the largest field number anything reads */
-	size_t keep;			/* the fields a record keeps: max_column, or all */
+	size_t keep;			/* the fields a record keeps: max_column, or all
+					   ((size_t)-1: awaiting the header, or a column
+					   from the end), when blank-separated lines are
+					   split a field at a time (split_blank_fields);
+					   else split_line finds up to keep in one pass */
 	uint64_t unread;		/* bit i-1: field i, up to 64, is read by nothing,
 					   so csvread need not copy it (csvread.h) */
 	bool from_end;			/* a column counts from the last field: every
@@ -166,10 +170,6 @@ struct pipeline {
 	struct syslog_year syslog_year;	/* the year of syslog dates */
 	struct epoch_words epoch_words;	/* the last epoch's first 8 bytes, read */
 	bool awaiting_header;		/* -H and no record of this input read yet */
-	bool one_by_one;		/* blank-separated lines are split a field at a
-					   time (split_blank_fields): awaiting the header,
-					   or keeping every field (a column from the end);
-					   else split_line finds up to keep in one pass */
 	const char *input_name;		/* the input being read (pipeline_input) */
 	bool header_written;		/* the output header is out (from the first input) */
 	const char *header_input;	/* the input it came from */
@@ -1919,7 +1919,6 @@ take_header(struct pipeline *p, const struct record *record)
 	p->awaiting_header = false;
 	if (!pipeline_header(p, record))
 		return false;
-	p->one_by_one = p->keep == (size_t)-1;
 	if (p->csv != NULL)
 		csvread_keep(p->csv, p->max_column, p->config->append || p->from_end, p->unread);
 	return true;
@@ -1967,7 +1966,7 @@ split_blank_lines_of(struct pipeline *p, const char *s, size_t len, uint64_t *li
 			b->fields[used].text = line;
 			b->fields[used].len = n;
 			count = 1;
-		} else if ((all ? !p->awaiting_header : !p->one_by_one) &&
+		} else if ((all ? !p->awaiting_header : p->keep != (size_t)-1) &&
 		    !(config->skip_comments && is_comment_at(line, end))) {
 			size_t kept, limit = all ? p->split_room : p->keep;
 
@@ -2326,7 +2325,6 @@ pipeline_read_input(struct pipeline *p, int fd)
 	p->awaiting_header = config->header;
 	if (p->awaiting_header)
 		p->keep = (size_t)-1;
-	p->one_by_one = p->awaiting_header || p->keep == (size_t)-1;
 	if (config->input_delimiter != '\0') {
 		struct csvread_options options = {
 			.delimiter = config->input_delimiter,
