@@ -72,6 +72,9 @@ struct ewma_window {
 	uint64_t n;		/* numbers seen */
 };
 
+/* The man page gives this size (AGGREGATES, ewma): a window whatever its span. */
+_Static_assert(sizeof(struct ewma_window) == 176, "an ewma window takes 176 bytes");
+
 /* hi + lo + x, renormalised (TwoSum). */
 static inline void
 dd_add(double *hi, double *lo, double x)
