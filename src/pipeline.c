@@ -40,8 +40,15 @@
 /* The steps of every record, forced inline into their stage's loop. */
 #define PIPELINE_HOT static inline __attribute__((always_inline))
 
-/* The records of a batch at the most. */
-#define BATCH_MAX 128
+/*
+ * The records of a batch at the most: as many as a uint8_t names (the batch's links
+ * from a key's record to its next, and the index lists of one key's moves).  With -g
+ * each key's windows move once a batch, so the larger the batch, the more records each
+ * move's fixed cost is spread over.
+ */
+#define BATCH_MAX 256
+_Static_assert(BATCH_MAX <= UINT8_MAX + 1, "a uint8_t names every record of a batch");
+_Static_assert(BATCH_MAX <= WINDOW_STEPS_MAX, "one call moves a key over a whole batch");
 
 /* One column that some aggregate reads. */
 struct column {
@@ -125,7 +132,7 @@ struct batch {
 	size_t key_count;
 	uint8_t next[BATCH_MAX];	/* with -g: the next record of the same key */
 	uint64_t serial;		/* counts the batches, to tell a key's first record */
-	unsigned char want[BATCH_MAX];	/* the record's results are written (-s) */
+	unsigned char want[BATCH_MAX];	/* -s N: the record's results are written */
 	struct agg_result *results;	/* spec i of record k: results[i * BATCH_MAX + k] */
 	const struct agg_value **spec_values;	/* spec i: its column's values */
 	struct agg_result **spec_results;	/* spec i: its results */
@@ -1005,7 +1012,8 @@ stage_steps(struct pipeline *p, size_t n)
 		}
 		b->groups[k] = g;
 		/* Every record's results are written without -s N, which alone counts them. */
-		b->want[k] = step == 1 || ++g->records % step == 0;
+		if (step != 1)
+			b->want[k] = ++g->records % step == 0;
 	}
 	if (reclaim)
 		relink_keys(p, b->untimed, n);
@@ -1174,7 +1182,7 @@ stage_write_keyed(struct pipeline *p, size_t n, const unsigned char *want)
 static void
 stage_write(struct pipeline *p, size_t n)
 {
-	const unsigned char *want = p->every_record ? NULL : p->batch.want;
+	const unsigned char *want = p->config->step == 1 ? NULL : p->batch.want;
 
 	if (p->config->spec_count != 1)
 		stage_write_of(p, n, want, p->config->spec_count, false, false);
