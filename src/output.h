@@ -92,15 +92,26 @@ output_byte(struct output *out, char c)
 	out->buf[out->len++] = c;
 }
 
+/*
+ * Commits n bytes reserved (output_reserve) that end a record, its line end written:
+ * what is buffered so far may go out.
+ */
+static inline void
+output_commit_record(struct output *out, size_t n)
+{
+	out->len += n;
+	if (__builtin_expect(out->len > out->room, 0))
+		output_limit_reached(out);
+	else
+		out->record_end = out->len;
+}
+
 /* Ends a record with its line end: what is buffered so far may go out. */
 static inline void
 output_end_record(struct output *out)
 {
 	output_byte(out, '\n');
-	if (__builtin_expect(out->len > out->room, 0))
-		output_limit_reached(out);
-	else
-		out->record_end = out->len;
+	output_commit_record(out, 0);
 }
 
 #endif /* SWAG_OUTPUT_H */

@@ -1148,7 +1148,23 @@ stage_write_of(struct pipeline *p, size_t n, const unsigned char *want,
 		if (want != NULL && !want[k])
 			continue;
 		if (keyed) {
-			write_key_field(p, b->groups[k], quote, delimiter);
+			const struct group *g = b->groups[k];
+
+			if (spec_count == 1 && g->key_len - 1 < GROUP_KEY_ROOM && !quote &&
+			    first_results[k].kind == AGG_RESULT_NUMBER && plain_numbers) {
+				/* A short key and a number: the record in one reservation. */
+				char *o = output_reserve(out,
+				    GROUP_KEY_ROOM + 1 + NUMPRINT_SHORTEST_MAX + 1);
+				size_t len = g->key_len + 1;
+
+				memcpy(o, g->key, GROUP_KEY_ROOM);
+				o[g->key_len] = delimiter;
+				len += format_number(first_results[k].number, o + len);
+				o[len] = '\n';
+				output_commit_record(out, len + 1);
+				continue;
+			}
+			write_key_field(p, g, quote, delimiter);
 		} else if (append) {
 			write_input_record(p, &b->rec[k]);
 			output_byte(out, delimiter);

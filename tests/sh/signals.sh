@@ -102,6 +102,21 @@ checks=$((checks + 1))
 [ "$size" -le 10240 ] && [ $((size + ${#next} + 1)) -gt 10240 ] ||
 	fail "file-size limit: $size bytes written, the next record would fit in 10240"
 
+# The same with -g, whose record (key and result) is written in one piece: it too stops
+# at the last whole record within the limit.
+awk 'BEGIN { for (i = 1; i <= 3000; i++) print "key" i % 7, i }' > "$TMP/keyed"
+"$SWAG" -g 1 -w 1 sum:2 < "$TMP/keyed" > "$TMP/keyed.all"
+(ulimit -f 10; "$SWAG" -g 1 -w 1 sum:2 < "$TMP/keyed" > "$TMP/limited" 2> "$TMP/err")
+expect_eq "file-size limit, -g: status" "$?" 3
+expect_eq "file-size limit, -g: message" "$(cat "$TMP/err")" "swag: write error: File too large"
+expect_eq "file-size limit, -g: last byte" "$(tail -c 1 "$TMP/limited" | od -An -c | tr -d ' ')" '\n'
+size=$(wc -c < "$TMP/limited")
+next=$(sed -n "$(($(wc -l < "$TMP/limited") + 1))p" "$TMP/keyed.all")
+checks=$((checks + 1))
+[ "$size" -le 10240 ] && [ $((size + ${#next} + 1)) -gt 10240 ] &&
+	cmp -s "$TMP/limited" <(head -c "$size" "$TMP/keyed.all") ||
+	fail "file-size limit, -g: $size bytes written, or not the run's first records"
+
 # Input and output set non-blocking by the parent (as some supervisors and Node.js
 # leave them): swag waits with poll() instead of failing with EAGAIN.
 nonblocking() {
