@@ -55,6 +55,7 @@
 
 #include "numprint.h"
 #include "numprint_table.h"
+#include "timestamp.h"
 
 #if !defined(__SIZEOF_INT128__)
 #error "numprint.c needs unsigned __int128 (gcc or clang on a 64-bit target)"
@@ -339,29 +340,21 @@ write_fraction(char *buf, uint32_t nsec, int digits)
 size_t
 format_rfc3339(int64_t sec, uint32_t nsec, int digits, char *buf)
 {
-	/* The proleptic Gregorian date of a day count, in eras of 400 years. */
-	int64_t days = sec >= 0 ? sec / 86400 : -((-sec + 86399) / 86400);
-	int64_t second = sec - days * 86400, z = days + 719468;
-	int64_t era = (z >= 0 ? z : z - 146096) / 146097;
-	int64_t doe = z - era * 146097;
-	int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-	int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-	int64_t mp = (5 * doy + 2) / 153;
-	int64_t day = doy - (153 * mp + 2) / 5 + 1, month = mp < 10 ? mp + 3 : mp - 9;
-	int64_t year = yoe + era * 400 + (month <= 2);
+	struct civil_time t;
 	size_t n;
 
-	write_fixed_digits(buf, (uint64_t)year, 4);
+	civil_from_seconds(sec, &t);
+	write_fixed_digits(buf, (uint64_t)t.year, 4);
 	buf[4] = '-';
-	write_fixed_digits(buf + 5, (uint64_t)month, 2);
+	write_fixed_digits(buf + 5, (uint64_t)t.month, 2);
 	buf[7] = '-';
-	write_fixed_digits(buf + 8, (uint64_t)day, 2);
+	write_fixed_digits(buf + 8, (uint64_t)t.day, 2);
 	buf[10] = 'T';
-	write_fixed_digits(buf + 11, (uint64_t)(second / 3600), 2);
+	write_fixed_digits(buf + 11, (uint64_t)(t.second_of_day / 3600), 2);
 	buf[13] = ':';
-	write_fixed_digits(buf + 14, (uint64_t)(second / 60 % 60), 2);
+	write_fixed_digits(buf + 14, (uint64_t)(t.second_of_day / 60 % 60), 2);
 	buf[16] = ':';
-	write_fixed_digits(buf + 17, (uint64_t)(second % 60), 2);
+	write_fixed_digits(buf + 17, (uint64_t)(t.second_of_day % 60), 2);
 	n = 19 + write_fraction(buf + 19, nsec, digits);
 	buf[n++] = 'Z';
 	return n;

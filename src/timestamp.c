@@ -252,6 +252,26 @@ days_from_civil(int year, int month, int day)
 	return (int64_t)era * 146097 + day_of_era - 719468;	/* 0000-03-01 to 1970 */
 }
 
+void
+civil_from_seconds(int64_t seconds, struct civil_time *civil)
+{
+	/* Hinnant's civil_from_days: days_from_civil backwards, in the same eras. */
+	int64_t days = seconds >= 0 ? seconds / SECONDS_PER_DAY :
+	    -((-seconds + SECONDS_PER_DAY - 1) / SECONDS_PER_DAY);
+	int64_t z = days + 719468, era = (z >= 0 ? z : z - 146096) / 146097;
+	int64_t day_of_era = z - era * 146097;				/* [0, 146096] */
+	int64_t year_of_era = (day_of_era - day_of_era / 1460 + day_of_era / 36524 -
+	    day_of_era / 146096) / 365;					/* [0, 399] */
+	int64_t day_of_year = day_of_era -
+	    (365 * year_of_era + year_of_era / 4 - year_of_era / 100);	/* [0, 365] */
+	int64_t march_month = (5 * day_of_year + 2) / 153;		/* [0, 11] */
+
+	civil->day = (int)(day_of_year - (153 * march_month + 2) / 5 + 1);
+	civil->month = (int)(march_month < 10 ? march_month + 3 : march_month - 9);
+	civil->year = year_of_era + era * 400 + (civil->month <= 2);
+	civil->second_of_day = (int)(seconds - days * SECONDS_PER_DAY);
+}
+
 /*
  * Returns 1-12 for an English month abbreviation at p[0..3), in any case, or 0.
  *
@@ -677,14 +697,10 @@ parse_http_date(const char *p, const char *end, int64_t *nanos)
 static int
 year_of(int64_t seconds)
 {
-	int64_t days = seconds >= 0 ? seconds / SECONDS_PER_DAY :
-	    -((-seconds + SECONDS_PER_DAY - 1) / SECONDS_PER_DAY);
-	int year = (int)(1970 + days / 366 - (days < 0 ? 2 : 0));
+	struct civil_time civil;
 
-	/* An estimate from below, then up a year at a time (once or twice in this era). */
-	while (year < 9999 && days_from_civil(year + 1, 1, 1) <= days)
-		year++;
-	return year;
+	civil_from_seconds(seconds, &civil);
+	return (int)civil.year;
 }
 
 /*

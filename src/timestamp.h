@@ -30,6 +30,19 @@ enum epoch_unit {
 	EPOCH_NANOSECONDS
 };
 
+/* An instant's date and time of day (UTC), in the proleptic Gregorian calendar. */
+struct civil_time {
+	int64_t year;
+	int month, day;		/* 1-12, 1-31 */
+	int second_of_day;	/* 0-86399 */
+};
+
+/*
+ * Stores the date and time of day of the instant that is seconds since
+ * 1970-01-01T00:00:00Z (negative before it) in *civil.
+ */
+void civil_from_seconds(int64_t seconds, struct civil_time *civil);
+
 /* Nanoseconds in one unit of each enum epoch_unit. */
 extern const uint64_t nanos_per_epoch_unit[EPOCH_NANOSECONDS + 1];
 

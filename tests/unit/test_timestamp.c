@@ -1426,6 +1426,11 @@ Test(syslog, the_year_from_the_clock)
 	cr_assert_eq(syslog_at(&year, "Dec 31 00:00:00"), utc(2026, 12, 31, 0, 0, 0));
 	year = (struct syslog_year){ .now = utc(2028, 3, 1, 0, 0, 0) };
 	cr_assert_eq(syslog_at(&year, "Feb 29 00:00:00"), utc(2028, 2, 29, 0, 0, 0));
+	/* The clock's year in January and February too, which end a March-based year. */
+	year = (struct syslog_year){ .now = utc(2027, 2, 10, 0, 0, 0) };
+	cr_assert_eq(syslog_at(&year, "Feb 9 10:00:00"), utc(2027, 2, 9, 10, 0, 0));
+	year = (struct syslog_year){ .now = utc(2027, 1, 20, 0, 0, 0) };
+	cr_assert_eq(syslog_at(&year, "Jan 19 10:00:00"), utc(2027, 1, 19, 10, 0, 0));
 }
 
 Test(syslog, a_replay_from_december_to_january)
