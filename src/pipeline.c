@@ -1021,11 +1021,13 @@ stage_steps(struct pipeline *p, size_t n)
 }
 
 /*
- * Moves g's windows over its records of the batch, those before record limit.
- * Returns the first of them at which memory ran short, or limit.
+ * Moves g's windows over its records of the batch in [from, limit), storing the
+ * results of those that want names (all when want is NULL).  Returns the first of
+ * them at which memory ran short, or limit.
  */
 static size_t
-move_key(struct pipeline *p, struct group *g, size_t limit, const unsigned char *want)
+move_key(struct pipeline *p, struct group *g, size_t from, size_t limit,
+    const unsigned char *want)
 {
 	struct batch *b = &p->batch;
 	uint8_t index[BATCH_MAX];
@@ -1033,17 +1035,48 @@ move_key(struct pipeline *p, struct group *g, size_t limit, const unsigned char 
 		.index = index, .times = b->times, .values = b->spec_values, .want = want,
 		.results = b->spec_results,
 	};
-	size_t moved;
+	size_t k = g->batch_first, moved;
 
-	for (size_t k = g->batch_first;; k = b->next[k]) {
+	/* Its records before from (the buckets stage moves a batch in parts). */
+	while (k < from) {
+		if (k == g->batch_last)
+			return limit;
+		k = b->next[k];
+	}
+	for (;; k = b->next[k]) {
 		if (k >= limit)
 			break;
 		index[steps.n++] = (uint8_t)k;
 		if (k == g->batch_last)
 			break;
 	}
+	if (steps.n == 0)
+		return limit;
 	moved = window_set_move(&g->windows, p->config->specs, &steps);
 	return moved < steps.n ? index[moved] : limit;
+}
+
+/*
+ * Moves the one set of windows (no -g) over records [from, limit), as move_key does.
+ * Returns the first record at which memory ran short, or limit.
+ */
+static size_t
+move_single(struct pipeline *p, size_t from, size_t limit, const unsigned char *want)
+{
+	struct batch *b = &p->batch;
+	uint8_t index[BATCH_MAX];
+	struct window_steps steps = {
+		.n = limit - from, .index = NULL, .times = b->times,
+		.values = b->spec_values, .want = want, .results = b->spec_results,
+	};
+
+	/* Records before from are left out by an index. */
+	if (from > 0) {
+		for (size_t j = from; j < limit; j++)
+			index[j - from] = (uint8_t)j;
+		steps.index = index;
+	}
+	return from + window_set_move(&p->single.windows, p->config->specs, &steps);
 }
 
 /*
@@ -1071,24 +1104,11 @@ stage_windows(struct pipeline *p, size_t n)
 		 * it has moved.
 		 */
 		for (size_t i = 0; i < b->key_count; i++)
-			limit = move_key(p, b->keys[i], limit, want);
+			limit = move_key(p, b->keys[i], 0, limit, want);
 		return limit;
 	}
-	{
-		uint8_t index[BATCH_MAX];
-		struct window_steps steps = {
-			.n = n - k, .index = NULL, .times = b->times, .values = b->spec_values,
-			.want = want, .results = b->spec_results,
-		};
-
-		/* Records before the first timestamp, if any, are left out by an index. */
-		if (k > 0) {
-			for (size_t j = k; j < n; j++)
-				index[j - k] = (uint8_t)j;
-			steps.index = index;
-		}
-		return k + window_set_move(&p->single.windows, config->specs, &steps);
-	}
+	/* Records before the first timestamp, if any, are left out. */
+	return move_single(p, k, n, want);
 }
 
 /* Writes a group's key; a missing key prints as a null does. */
@@ -1387,35 +1407,15 @@ bucket_move(struct pipeline *p, size_t from, size_t to)
 	/* No result is wanted: the bucket's come from its end's step. */
 	static const unsigned char none[BATCH_MAX];
 	struct batch *b = &p->batch;
-	uint8_t index[BATCH_MAX];
-	struct window_steps steps = {
-		.index = index, .times = b->times, .values = b->spec_values, .want = none,
-		.results = b->spec_results,
-	};
-	size_t moved, limit = to;
+	size_t limit = to;
 
 	if (from == to)
 		return to;
-	if (!p->config->has_group) {
-		for (size_t k = from; k < to; k++)
-			index[steps.n++] = (uint8_t)k;
-		return from + window_set_move(&p->single.windows, p->config->specs, &steps);
-	}
+	if (!p->config->has_group)
+		return move_single(p, from, to, none);
 	/* As in stage_windows: should memory run short, the keys after go only as far. */
-	for (size_t i = 0; i < b->key_count; i++) {
-		struct group *g = b->keys[i];
-
-		steps.n = 0;
-		for (size_t k = g->batch_first; k < limit; k = b->next[k]) {
-			if (k >= from)
-				index[steps.n++] = (uint8_t)k;
-			if (k == g->batch_last)
-				break;
-		}
-		if (steps.n > 0 && (moved = window_set_move(&g->windows, p->config->specs,
-		    &steps)) < steps.n)
-			limit = index[moved];
-	}
+	for (size_t i = 0; i < b->key_count; i++)
+		limit = move_key(p, b->keys[i], from, limit, none);
 	return limit;
 }
 
