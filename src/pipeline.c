@@ -794,30 +794,23 @@ stage_values_of(struct pipeline *p, size_t n, size_t column_count, bool from_end
 			const char *text;
 			size_t len;
 
-			v->has_text = v->has_number = false;
 			/* A compile-time false for commands without a column from the end. */
-			if (from_end && (column_count == 1 ? columns[0].from_end :
-			    columns[i].from_end)) {
-				if (number > count) {
-					if (!short_counted) {
-						short_counted = true;
-						if (!short_record(p, b->rec[k].line,
-						    report_column(number, true), count))
-							return k;
-					}
-					continue;
-				}
-				number = count + 1 - number;
-			}
+			bool end = from_end && (column_count == 1 ? columns[0].from_end :
+			    columns[i].from_end);
+
+			v->has_text = v->has_number = false;
 			if (number > count) {
 				/* Counted once per record, however many columns it lacks. */
 				if (!short_counted) {
 					short_counted = true;
-					if (!short_record(p, b->rec[k].line, number, count))
+					if (!short_record(p, b->rec[k].line,
+					    end ? report_column(number, true) : number, count))
 						return k;
 				}
 				continue;
 			}
+			if (end)
+				number = count + 1 - number;
 			text = fields[number - 1].text;
 			len = fields[number - 1].len;
 			if (trim)
