@@ -1645,14 +1645,14 @@ pipeline_bind_columns(struct pipeline *p)
 	 */
 	p->keep = (config->append && config->input_delimiter != '\0') || p->from_end ?
 	    (size_t)-1 : p->max_column;
-	/* Below max_column, the fields that no column, timestamp or key reads. */
+	/*
+	 * Below max_column, the fields that no column, timestamp or key reads, for
+	 * csvread (delimited input, where a timestamp is one field).
+	 */
 	p->unread = ~UINT64_C(0);
 	for (size_t c = 0; c < p->column_count; c++)
 		p->unread &= ~field_bit(p->columns[c].from_end ? 0 : p->columns[c].number);
 	p->unread &= ~field_bit(p->time_column) & ~field_bit(p->group_column);
-	if (config->input_delimiter == '\0')
-		for (size_t f = 1; f <= 3; f++)
-			p->unread &= ~field_bit(p->time_column > 0 ? p->time_column + f : 0);
 }
 
 /* Appends ", "-separated header names for the unknown-column message. */
