@@ -245,13 +245,6 @@ parse_piece(struct csvread *r, const char *bytes, size_t len)
 	return CSVREAD_OK;
 }
 
-/* The blanks libcsv trims around an unquoted field: space and TAB, not the delimiter. */
-static inline bool
-is_trimmed(const struct csvread *r, char c)
-{
-	return (c == ' ' || c == '\t') && c != r->options.delimiter;
-}
-
 /*
  * Splits the line that begins at bytes, before bytes + len, and begins a record, on
  * the delimiter (split.h's split_delimited), when libcsv is not needed for it: it
@@ -292,8 +285,8 @@ split_record(struct csvread *r, const char *bytes, size_t len, size_t *piece)
 			return CSVREAD_OK;
 	}
 	/* A line of nothing but the blanks libcsv trims is no record. */
-	for (s = bytes; s < end && is_trimmed(r, *s); s++)
-		;
+	for (s = bytes; s < end && split_is_trimmed(*s, r->options.delimiter);)
+		s++;
 	if (s == end)
 		return CSVREAD_OK;
 	record.fields = r->fields;

@@ -228,6 +228,17 @@ split_line_sse2(const char *s, const char *end, struct field *fields, size_t lim
  * than the one before the LF, or no LF before end.  Reads only bytes before end.
  */
 
+/*
+ * Whether c is a blank that libcsv trims around an unquoted field: a space or a TAB,
+ * unless it is the delimiter.  Blanks are below '!': one test passes over every other
+ * byte.
+ */
+SPLIT_INLINE bool
+split_is_trimmed(char c, char delimiter)
+{
+	return (unsigned char)c <= ' ' && (c == ' ' || c == '\t') && c != delimiter;
+}
+
 /* Stores field n, [s, e) trimmed as libcsv trims, or a field not kept. */
 SPLIT_INLINE void
 split_delimited_field(const char *s, const char *e, char delimiter, struct field *fields,
@@ -240,11 +251,9 @@ split_delimited_field(const char *s, const char *e, char delimiter, struct field
 		fields[n].len = 0;
 		return;
 	}
-	/* Blanks are below '!': one test passes over every other byte. */
-	while (s < e && (unsigned char)*s <= ' ' && (*s == ' ' || *s == '\t') && *s != delimiter)
+	while (s < e && split_is_trimmed(*s, delimiter))
 		s++;
-	while (e > s && (unsigned char)e[-1] <= ' ' && (e[-1] == ' ' || e[-1] == '\t') &&
-	    e[-1] != delimiter)
+	while (e > s && split_is_trimmed(e[-1], delimiter))
 		e--;
 	fields[n].text = s;
 	fields[n].len = (size_t)(e - s);
@@ -320,8 +329,9 @@ split_delimited_sse2(const char *s, const char *end, char delimiter,
 			return NULL;
 		/* The one CR allowed is the line's last byte: before the LF here, or next. */
 		if (__builtin_expect(crs != 0, 0)) {
+			/* (Without the LF, left > 16: the run's last chunk went to libcsv.) */
 			if (stops != 0 ? crs != 1u << line_bytes >> 1 :
-			    crs != 0x8000 || left == 16 || p[16] != '\n')
+			    crs != 0x8000 || p[16] != '\n')
 				return NULL;
 			cr_end = 1;
 		}
