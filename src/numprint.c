@@ -316,10 +316,8 @@ format_uint(uint64_t v, char *buf)
 static void
 write_fixed_digits(char *buf, uint64_t v, int width)
 {
-	for (int i = width - 1; i >= 0; i--) {
-		buf[i] = (char)('0' + v % 10);
-		v /= 10;
-	}
+	memset(buf, '0', (size_t)width);
+	write_digits_backward(buf + width, v);
 }
 
 /* Writes "." and the first digits of nsec's nine (none for 0).  Returns the length. */
