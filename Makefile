@@ -32,7 +32,7 @@ SOURCES = src/agg.c src/agg_distinct.c src/agg_ends.c src/agg_ewma.c src/agg_min
 	src/timestamp.c src/window.c
 OBJECTS = $(SOURCES:src/%.c=$(BUILD)/%.o)
 UNIT_TESTS = twostack agg numparse numprint spec csvread keytable mode quantile split \
-	distinct timestamp ring hashtable window ewma
+	distinct timestamp ring hashtable window ewma minmax
 UNIT_BINARIES = $(UNIT_TESTS:%=$(BUILD)/test_%)
 
 all: $(BIN)
@@ -74,6 +74,7 @@ $(BIN): $(OBJECTS) $(BUILD)/main.o
 # keep them itself, with -DSWAG_TEST_COUNTERS, in place of their objects.
 TEST_COUNTED_keytable = src/keytable.c
 TEST_COUNTED_mode = src/agg_mode.c
+TEST_COUNTED_minmax = src/agg_minmax.c
 $(BUILD)/test_%: tests/unit/test_%.c $(wildcard tests/unit/*.h) tests/agg_steps.h $(OBJECTS) | test-deps
 	$(CC) $(ALL_CFLAGS) $(if $(TEST_COUNTED_$*),-DSWAG_TEST_COUNTERS) -Itests/unit \
 		$(LDFLAGS) -o $@ $< $(TEST_COUNTED_$*) \

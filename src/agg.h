@@ -301,6 +301,10 @@ extern const struct agg_kind agg_min_deque, agg_max_deque, agg_min_twostack,
     agg_max_twostack;
 #define agg_min agg_min_deque
 #define agg_max agg_max_deque
+#ifdef SWAG_TEST_COUNTERS
+/* The comparisons a deque's pushes have made (src/counters.h). */
+uint64_t agg_minmax_comparisons(const struct agg *agg);
+#endif
 
 /* agg_ends.c's window ends, monoids on the two-stack: rate reads the timestamps. */
 extern const struct agg_kind agg_first, agg_last, agg_delta, agg_rate;

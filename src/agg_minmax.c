@@ -9,9 +9,9 @@
  * outlives and beats, then appends it; a pop drops the front when it is the record that
  * leaves.  Each value enters and leaves the deque once, so a step is amortized O(1) as
  * on the two-stack, but a pop is O(1) in the worst case too, where the two-stack's flip
- * rebuilds the whole window once every w records (a push may still drop many values at
- * once); and on noisy data the deque holds a handful of values where the two-stack
- * holds w.
+ * rebuilds the whole window once every w records, and a push that drops many values at
+ * once finds them by a binary search (first_beaten): O(log w) in the worst case; and on
+ * noisy data the deque holds a handful of values where the two-stack holds w.
  *
  * Why it is the default (tests/bench/bench_minmax.c: max over a full window of doubles
  * from a fixed seed, one step = pop, push and result; gcc 12 -O2, the 2-core Xeon VM
@@ -48,6 +48,7 @@
 #include <string.h>
 
 #include "agg.h"
+#include "counters.h"
 #include "mem.h"
 #include "ring.h"
 
@@ -65,6 +66,9 @@ struct minmax_window {
 	uint64_t missing_count;	/* records without a value in the window */
 	struct ring candidates;	/* the deque of entries: oldest first, best last */
 	struct ring marks;	/* the NaN and missing records: value NaN, or 0 for missing */
+#ifdef SWAG_TEST_COUNTERS
+	uint64_t comparisons;	/* of candidates with a value pushed */
+#endif
 };
 
 /* Appends an entry at the back of ring.  Returns 0, or -1 when memory is short. */
@@ -134,6 +138,43 @@ minmax_size(const struct agg *agg)
 	return w->tail - w->head;
 }
 
+/*
+ * The position of the oldest candidate that x beats or ties, or the deque's tail when it
+ * beats none: every candidate from there on goes.  The candidates are ordered, each
+ * better than the next, so those that x beats are the newest ones: a few steps back
+ * find them in the common push, which drops none or one, and past those a binary
+ * search does, so that a push comparing at most DROP_STEPS + log2(candidates) + 1 times
+ * drops a whole window of falling values (the sawtooth) as cheaply as one.
+ */
+#define DROP_STEPS 4
+
+static inline __attribute__((always_inline)) uint64_t
+first_beaten(struct minmax_window *w, double x, bool is_max)
+{
+	const struct ring *c = &w->candidates;
+	uint64_t low = c->head, high = c->tail;
+
+	for (int i = 0; i < DROP_STEPS; i++) {
+		if (high == low)
+			return high;
+		TEST_COUNT(w->comparisons, 1);
+		if (better(RING_AT(c, struct entry, high - 1)->value, x, is_max))
+			return high;
+		high--;
+	}
+	/* Every candidate in [high, tail) goes; find the first of [low, high) that does. */
+	while (low < high) {
+		uint64_t middle = low + (high - low) / 2;
+
+		TEST_COUNT(w->comparisons, 1);
+		if (better(RING_AT(c, struct entry, middle)->value, x, is_max))
+			low = middle + 1;
+		else
+			high = middle;
+	}
+	return low;
+}
+
 static inline __attribute__((always_inline)) int
 minmax_push(struct agg *agg, const struct agg_value *value, bool is_max)
 {
@@ -151,9 +192,7 @@ minmax_push(struct agg *agg, const struct agg_value *value, bool is_max)
 			w->missing_count++;
 	} else {
 		/* The candidates that x outlives and beats (or ties) can never be the result. */
-		while (c->tail != c->head &&
-		    !better(RING_BACK(c, struct entry)->value, x, is_max))
-			c->tail--;
+		c->tail = first_beaten(w, x, is_max);
 		if (entry_push(c, x, w->tail) != 0)
 			return -1;
 	}
@@ -227,3 +266,11 @@ const struct agg_kind agg_min_deque = {
 const struct agg_kind agg_max_deque = {
 	"max", AGG_INPUT_NUMBER, minmax_create, minmax_destroy, max_move, false
 };
+
+#ifdef SWAG_TEST_COUNTERS
+uint64_t
+agg_minmax_comparisons(const struct agg *agg)
+{
+	return ((const struct minmax_window *)agg)->comparisons;
+}
+#endif
