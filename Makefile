@@ -30,6 +30,13 @@ LIBS = -lcsv -lxxhash -lz -lm
 SOURCES = src/agg.c src/agg_distinct.c src/agg_ends.c src/agg_ewma.c src/agg_minmax.c src/agg_mode.c src/agg_monoid.c src/agg_quantile.c src/csvread.c src/hashtable.c src/keytable.c src/mem.c \
 	src/numparse.c src/numprint.c src/output.c src/pipeline.c src/reader.c src/ring.c src/spec.c \
 	src/timestamp.c src/window.c
+# make WORK=1 builds the instrumented swag of src/work.h (make swag-work does, in
+# $(BUILD)/work): every module keeps the counters kept for tests, and swag reports the
+# most work of any one record when it ends.
+ifdef WORK
+ALL_CFLAGS += -DSWAG_TEST_COUNTERS -DSWAG_WORK_COUNTERS
+SOURCES += src/work.c
+endif
 OBJECTS = $(SOURCES:src/%.c=$(BUILD)/%.o)
 UNIT_TESTS = twostack agg numparse numprint spec csvread keytable mode quantile split \
 	distinct timestamp ring hashtable window ewma minmax
@@ -40,7 +47,7 @@ all: $(BIN)
 # The goals a person runs to try or test swag install what they need; any other goal
 # only checks.  (A recursive make, such as check-sanitize's, sees its own goal.)
 INSTALLING_GOALS = demo check check-sanitize check-faults check-faults-quick check-valgrind \
-	unit unit-portable bench fuzz fuzz-smoke
+	unit unit-portable bench fuzz fuzz-smoke swag-work
 ifeq ($(filter $(INSTALLING_GOALS),$(MAKECMDGOALS)),)
 DEPS_CHECK_ONLY = --check
 endif
@@ -188,6 +195,11 @@ FAULT_MAKE = $(MAKE) --no-print-directory BUILD=$(FAULT_BUILD) BIN=$(FAULT_BUILD
 	CFLAGS="$(SANITIZE_FLAGS)" LDFLAGS="$(SANITIZE_FLAGS)" FAULT=1 $(FAULT_BUILD)/swag
 VALGRIND_SWAG = $(BUILD)/valgrind-swag
 
+WORK_BUILD = $(BUILD)/work
+swag-work: deps
+	@$(MAKE) --no-print-directory BUILD=$(WORK_BUILD) BIN=$(WORK_BUILD)/swag WORK=1 \
+		$(WORK_BUILD)/swag
+
 check-faults: test-deps
 	@$(FAULT_MAKE)
 	@scripts/check-faults $(FAULT_BUILD)/swag
@@ -206,4 +218,4 @@ check-valgrind: test-deps $(BIN) $(UNIT_BINARIES)
 	@chmod +x $(VALGRIND_SWAG)
 	@SWAG=$(abspath $(VALGRIND_SWAG)) tests/cli/run tests/cli/*.case
 
-.PHONY: check-faults check-faults-quick check-valgrind
+.PHONY: check-faults check-faults-quick check-valgrind swag-work

@@ -7,13 +7,21 @@
  * of the objects swag is linked from, so swag and every other test carry neither the
  * fields nor the additions.  A module declares its counters under #ifdef
  * SWAG_TEST_COUNTERS and adds to them with TEST_COUNT, which without the macro compiles
- * to nothing (and does not evaluate its operands).
+ * to nothing (and does not evaluate its operands).  The instrumented build of src/work.h
+ * (SWAG_WORK_COUNTERS too) adds every count to work_units as well.
  */
 #ifndef SWAG_COUNTERS_H
 #define SWAG_COUNTERS_H
 
 #ifdef SWAG_TEST_COUNTERS
+#ifdef SWAG_WORK_COUNTERS
+#include <stdint.h>
+/* Every unit counted, by whichever counter: the instrumented build's (src/work.h). */
+extern uint64_t work_units;
+#define TEST_COUNT(counter, n) ((void)((counter) += (n), work_units += (uint64_t)(n)))
+#else
 #define TEST_COUNT(counter, n) ((void)((counter) += (n)))
+#endif
 #else
 #define TEST_COUNT(counter, n) ((void)0)
 #endif

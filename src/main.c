@@ -24,6 +24,7 @@
 #include "pipeline.h"
 #include "spec.h"
 #include "timestamp.h"
+#include "work.h"
 
 #ifndef SWAG_VERSION
 #define SWAG_VERSION "0.1.0"
@@ -984,6 +985,14 @@ main(int argc, char *argv[])
 
 	status = run(&settings, &report);
 	exit_status = report_status(status, &report, settings.quiet);
+#ifdef SWAG_WORK_COUNTERS
+	{
+		uint64_t line, most = work_most(&line);
+
+		warn_message("work: at most %llu units in one record (line %llu)",
+		    (unsigned long long)most, (unsigned long long)line);
+	}
+#endif
 	close_inputs(&settings);
 	mem_free(report.header_names);
 	mem_free(settings.config.specs);

@@ -36,6 +36,7 @@
 #include "split.h"
 #include "timestamp.h"
 #include "window.h"
+#include "work.h"
 
 /* The steps of every record, forced inline into their stage's loop. */
 #define PIPELINE_HOT static inline __attribute__((always_inline))
@@ -982,7 +983,9 @@ stage_steps(struct pipeline *p, size_t n)
 		struct group *g = &p->single;
 
 		if (has_group) {
-			if ((g = pipeline_group(p, &b->rec[k])) == NULL) {
+			g = pipeline_group(p, &b->rec[k]);
+			work_charge(k);
+			if (g == NULL) {
 				if (reclaim)
 					relink_keys(p, b->untimed, k);
 				return k;
@@ -1583,6 +1586,9 @@ batch_run(struct pipeline *p)
 		stage_write(p, done);
 	if (p->reclaim)
 		pipeline_reclaim(p);
+	/* The instrumented build's: what no record took, the batch's last did. */
+	work_charge(n - 1);
+	work_batch_done(b->rec, n);
 	if (p->out->error != 0)
 		return PIPELINE_WRITE_ERROR;
 	if (status == PIPELINE_OK && stop_requested(p))

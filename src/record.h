@@ -4,6 +4,7 @@
 #ifndef SWAG_RECORD_H
 #define SWAG_RECORD_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 

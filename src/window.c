@@ -5,6 +5,7 @@
 
 #include "mem.h"
 #include "window.h"
+#include "work.h"
 
 int
 window_set_init(struct window_set *set, const struct agg_spec *specs, size_t count)
@@ -76,6 +77,40 @@ push_times(struct window_set *set, const struct window_steps *w, size_t n, bool 
 	return n;
 }
 
+#ifdef SWAG_WORK_COUNTERS
+/*
+ * The instrumented build (work.h) moves a window one step at a time, each a move of its
+ * own, and charges each step's work to the step's record.
+ */
+static size_t
+move_window(struct agg *agg, const struct agg_move *m)
+{
+	for (size_t j = 0; j < m->n; j++) {
+		struct agg_move one = *m;
+		size_t r = m->index != NULL ? m->index[j] : j;
+
+		one.n = 1;
+		if (m->evict != NULL)
+			one.evict = &m->evict[j];
+		if (m->index != NULL) {
+			one.index = &m->index[j];
+		} else {
+			/* Without an index, step j is about record j: the arrays start there. */
+			one.values = m->values != NULL ? &m->values[j] : NULL;
+			one.times = m->times != NULL ? &m->times[j] : NULL;
+			one.want = m->want != NULL ? &m->want[j] : NULL;
+			one.results = m->results != NULL ? &m->results[j] : NULL;
+		}
+		if (agg->kind->move(agg, &one) != 1)
+			return j;
+		work_charge(r);
+	}
+	return m->n;
+}
+#else
+#define move_window(agg, m) ((agg)->kind->move((agg), (m)))
+#endif
+
 /*
  * window_set_move, with indexed a constant (whether w has an index), so that the
  * loops over the steps' timestamps test nothing for it.
@@ -131,7 +166,7 @@ window_set_move_of(struct window_set *set, const struct agg_spec *specs,
 				kept = set->held[i];
 			m.evict = evict;
 		}
-		if ((moved = set->aggs[i]->kind->move(set->aggs[i], &m)) < done)
+		if ((moved = move_window(set->aggs[i], &m)) < done)
 			done = moved;
 	}
 	if (set->has_time_windows) {

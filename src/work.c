@@ -1,0 +1,43 @@
+/*
+ * work.c: the instrumented build's accounting of work per record (see work.h).  Only
+ * make swag-work compiles it.
+ */
+#include <stddef.h>
+#include <stdint.h>
+
+#include "counters.h"
+#include "work.h"
+
+uint64_t work_units;
+
+/* work_units at the last charge, what each record of the batch took, and the most. */
+static uint64_t charged;
+static uint64_t record_work[256];
+static uint64_t most, most_line;
+
+void
+work_charge(size_t k)
+{
+	if (k < sizeof(record_work) / sizeof(record_work[0]))
+		record_work[k] += work_units - charged;
+	charged = work_units;
+}
+
+void
+work_batch_done(const struct record *records, size_t n)
+{
+	for (size_t k = 0; k < n && k < sizeof(record_work) / sizeof(record_work[0]); k++) {
+		if (record_work[k] > most) {
+			most = record_work[k];
+			most_line = records[k].line;
+		}
+		record_work[k] = 0;
+	}
+}
+
+uint64_t
+work_most(uint64_t *line)
+{
+	*line = most_line;
+	return most;
+}
