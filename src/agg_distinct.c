@@ -71,6 +71,7 @@
 #include <string.h>
 
 #include "agg_distinct.h"
+#include "counters.h"
 #include "hash.h"
 #include "hashtable.h"
 #include "mem.h"
@@ -127,6 +128,11 @@ struct distinct_window {
 	double estimate;		/* from the histogram, when !estimate_stale */
 	bool estimate_stale;
 };
+
+#ifdef SWAG_TEST_COUNTERS
+/* The slots a flip, a table's rebuild or the sketches' start walk (src/counters.h). */
+static uint64_t slots_walked;
+#endif
 
 /* The 64-bit hash kept in halves[0..1]. */
 static inline uint64_t
@@ -301,6 +307,7 @@ sketch_flip(struct distinct_window *w)
 		uint32_t index;
 		unsigned value;
 
+		TEST_COUNT(slots_walked, 1);
 		if (slot->word & SLOT_MISSING)
 			continue;
 		index = register_index(hash, w->p);
@@ -356,6 +363,7 @@ sketch_start(struct distinct_window *w)
 	for (uint64_t pos = w->ring.head; pos != w->ring.tail; pos++) {
 		const struct ring_slot *slot = RING_AT(&w->ring, struct ring_slot, pos);
 
+		TEST_COUNT(slots_walked, 1);
 		if (!(slot->word & SLOT_MISSING))
 			sketch_push(w, load_hash(slot->hash));
 	}
@@ -433,6 +441,7 @@ multiset_rebuild(struct distinct_window *w)
 	for (uint64_t pos = w->ring.head; pos != w->ring.tail; pos++) {
 		const struct ring_slot *slot = RING_AT(&w->ring, struct ring_slot, pos);
 
+		TEST_COUNT(slots_walked, 1);
 		if (!(slot->word & SLOT_MISSING))
 			multiset_add(&w->table, load_hash(slot->hash));
 	}

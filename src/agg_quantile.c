@@ -49,6 +49,7 @@
 #endif
 
 #include "agg_quantile.h"
+#include "counters.h"
 #include "mem.h"
 #include "ring.h"
 
@@ -327,6 +328,11 @@ heap_best_child(const double *c, bool is_upper, double *best)
 }
 #endif
 
+#ifdef SWAG_TEST_COUNTERS
+/* The levels the heaps' sifts pass and the entries a growth copies (src/counters.h). */
+static uint64_t heap_work;
+#endif
+
 /* Moves value from the hole at index towards the top to where it belongs. */
 static inline __attribute__((always_inline)) void
 heap_sift_up(const struct heap_view *h, bool is_upper, size_t index, double value,
@@ -335,6 +341,7 @@ heap_sift_up(const struct heap_view *h, bool is_upper, size_t index, double valu
 	while (index > 0) {
 		size_t parent = (index - 1) / HEAP_ARITY;
 
+		TEST_COUNT(heap_work, 1);
 		if (!heap_above(is_upper, value, h->values[parent]))
 			break;
 		heap_move(h, is_upper, index, parent);
@@ -354,6 +361,7 @@ heap_sift_to_top(const struct heap_view *h, bool is_upper, size_t index, double 
 	while (index > 0) {
 		size_t parent = (index - 1) / HEAP_ARITY;
 
+		TEST_COUNT(heap_work, 1);
 		heap_move(h, is_upper, index, parent);
 		index = parent;
 	}
@@ -371,6 +379,7 @@ heap_sift_down(const struct heap_view *h, bool is_upper, size_t index, double va
 
 		if (first >= h->count)
 			break;
+		TEST_COUNT(heap_work, 1);
 #if HEAP_ARITY == 8 && defined(__SSE2__)
 		{
 			__m128d top = heap_children_top(&h->values[first], is_upper);
@@ -484,6 +493,7 @@ heap_reserve(struct quantile_heap *heap, bool is_upper, size_t needed)
 		values++;
 	positions = (uint64_t *)(void *)((double *)(void *)block + value_slots);
 	if (heap->count > 0) {
+		TEST_COUNT(heap_work, heap->count);
 		memcpy(values, heap->values, heap->count * sizeof(*values));
 		memcpy(positions, heap->positions, heap->count * sizeof(*positions));
 	}
