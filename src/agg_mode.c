@@ -26,19 +26,42 @@
  * The pool is what makes a long-tailed stream cheap: there nearly every step brings
  * a value the window does not hold and drops one it held once (on the IPv4 Zipf
  * bench at window 1,000, 79 % of steps; the heap then holds some 25 entries, the
- * pool some 800).  While the heap is not empty, the pool keeps no order: an entry
- * joins it by an append and leaves it by a swap with its last item, in O(1), and
- * its text is not even parsed as a number (that waits until the entry is compared
- * at all, which most never are).  Only when a result is wanted from an empty heap
- * is the pool made a heap itself (O(n)), and it then stays one, updated by sifts,
- * until it has changed as many times as it holds items without its order being
- * used again: ordering it anew costs no more than those changes did, so a window
- * whose highest count keeps flipping between 1 and 2 still costs O(log d) per step
- * amortised, not the O(d) of a rescan.  A step that changes a count from 1 to 2 or
- * back moves an item between pool and heap; the item array holds both, the heap
- * from the front and the pool from the back, so such a move never allocates and a
- * pop never fails.  Otherwise a count change sifts one item through the heap, and
- * each sift compares before it copies anything: most items stay where they are.
+ * pool some 800).  Its order is needed only when the heap is empty, so the pool is
+ * a heap of its first items (its ordered part) followed by items in no order: an
+ * entry joins the unordered part by an append and leaves it by a swap with its
+ * last item, in O(1), and its text is not even parsed as a number (that waits
+ * until the entry is compared at all, which most never are).  How much must be
+ * ordered follows from the excess, the values the window holds beyond its distinct
+ * ones: it is 0 exactly when the heap is empty, and one push or pop lowers it by
+ * at most 1.  After every step (pool_balance) at most POOL_SLACK unordered items
+ * per excess value are left, the rest ordered by a sift up each, so the pool is
+ * wholly ordered by the time the heap empties, and a step orders at most
+ * POOL_SLACK + 2 items.  A heap's prefix is itself a heap, so when the excess grows
+ * the ordered part shrinks at no cost, and an item ordered again later while its
+ * ancestors stayed costs one comparison.  A step (one pop, one push, one result)
+ * thus makes at most 12 log2(d) + 2 comparisons for d distinct values: a pop's
+ * sift costs at most 1 + 2 log2 d, a push's at most 1 + 3 log2 d (an item moved
+ * from pool to heap), and each item ordered at most log2 d; the 10 items are
+ * ordered only after a pop that moved an item to the pool and a push of a new
+ * value, whose sifts cost 1 + 2 log2 d between them, and a push that sifts more
+ * lowers what must be ordered (test_mode checks the bound over adversarial
+ * streams).  A time window's step adds as much for each further record it
+ * evicts.  Ordering the whole pool in one step instead, when a result is wanted
+ * from an empty heap, costs O(d): at -w 1000000 over 0, 0, 1, 2, ... (make bench's
+ * latency input) the record at which 0 is left once takes 20 to 34 ms through a
+ * pipe that way, 0.16 ms this way.
+ * POOL_SLACK is 8 because on the IPv4 Zipf bench the pool holds 4.2 items per
+ * excess value at window 1,000 (0.44 at 100,000; never more than 8 at any step of
+ * either), so that nothing there is ordered: a pool always ordered costs a sift
+ * for most pool items, which leave before any comparison needs them.  The bound's
+ * cost falls on streams whose excess stays small but not 0 (a rare repeated value
+ * among ever-new ones at window 1,000,000: 8 % slower), where the pool is then
+ * mostly ordered though its order is never used.  A step that changes a count
+ * from 1 to 2 or back moves an item between pool and heap; the item array holds
+ * both, the heap from the front and the pool from the back, so such a move never
+ * allocates and a pop never fails.  Otherwise a count change sifts one item through the
+ * heap, and each sift compares before it copies anything: most items stay where
+ * they are.
  *
  * tests/bench/bench_mode.c, ns per step (pop + push + result, CPU time), 2 million
  * IPv4-like texts, -O2, on the 2-core test machine (best of 3), with one heap of
@@ -87,7 +110,8 @@
 enum {
 	SHORT_TEXT_MAX = 16,	/* texts up to this long live inside the entry: an IPv4 fits */
 	LONG_TEXT_KEEP = 256,	/* a freed entry keeps a buffer up to this size for reuse */
-	ENTRY_MIN = 8
+	ENTRY_MIN = 8,
+	POOL_SLACK = 8		/* unordered pool items per excess value: see pool_balance */
 };
 
 /*
@@ -164,8 +188,7 @@ struct mode_window {
 	size_t item_capacity;
 	size_t heap_size;	/* entries counted twice or more */
 	size_t pool_size;	/* entries counted once */
-	bool pool_ordered;	/* whether the pool is a heap now, or in no order */
-	size_t pool_idle;	/* pool changes since its order was last used */
+	size_t pool_heap;	/* the pool's first pool_heap items are a heap, the rest in no order */
 
 	/*
 	 * The texts of the results of one move, copied: a later step of the same move may
@@ -350,7 +373,7 @@ sift_up(struct mode_window *w, bool pool, size_t position)
 static inline __attribute__((always_inline)) void
 sift_down(struct mode_window *w, bool pool, size_t position)
 {
-	size_t size = pool ? w->pool_size : w->heap_size;
+	size_t size = pool ? w->pool_heap : w->heap_size;
 	struct mode_heap_item moving = *item_at(w, pool, position);
 	size_t start = position;
 
@@ -372,13 +395,14 @@ sift_down(struct mode_window *w, bool pool, size_t position)
 }
 
 /*
- * Takes the item at position out of the heap or the pool, which shrinks by one;
- * the last item fills the gap and goes whichever way its order sends it.
+ * Takes the item at position out of the heap or the pool's ordered part, which
+ * shrinks by one; the last item fills the gap and goes whichever way its order
+ * sends it.
  */
 static inline __attribute__((always_inline)) void
 item_remove(struct mode_window *w, bool pool, size_t position)
 {
-	size_t last = pool ? --w->pool_size : --w->heap_size;
+	size_t last = pool ? --w->pool_heap : --w->heap_size;
 
 	if (position == last)
 		return;
@@ -431,51 +455,27 @@ item_read_key(const struct mode_window *w, struct mode_heap_item *item)
 	item->key = order_key((enum mode_rank)item->rank, number, entry_text(e), e->text_len);
 }
 
-/*
- * Notes one change to an ordered pool while its order is not being used: after as
- * many changes as the pool holds items, keeping it a heap has cost more than making
- * it one again would, so it drops its order until a result needs it.
- */
-static void
-pool_touch(struct mode_window *w)
-{
-	if (++w->pool_idle > w->pool_size)
-		w->pool_ordered = false;
-}
-
-/*
- * Adds item, counted once, at the end of the ordered pool and sifts it into place.
- * Kept out of line, as are the other ordered-pool paths: the hot callers then need
- * no stack frame for the sifts.
- */
-static __attribute__((noinline)) void
-pool_add_ordered(struct mode_window *w, struct mode_heap_item item)
-{
-	size_t position = w->pool_size++;
-
-	item_read_key(w, &item);
-	item_place(w, true, position, &item);
-	sift_up(w, true, position);
-	pool_touch(w);
-}
-
-/* Adds item (counted once) to the pool; the item array must have room for it. */
+/* Adds item (counted once) to the pool's unordered part; the item array must have room. */
 static inline void
 pool_add(struct mode_window *w, struct mode_heap_item item)
 {
-	if (w->pool_ordered) {
-		pool_add_ordered(w, item);
-		return;
-	}
 	item_place(w, true, w->pool_size++, &item);
 }
 
-/* Takes the item at position out of the ordered pool. */
+/*
+ * Takes the item at position out of the pool's ordered part, whose gap at its end
+ * the unordered part's last item fills.  Out of line, as are the other paths that
+ * order the pool: the hot callers then need no stack frame for the sifts.
+ */
 static __attribute__((noinline)) void
 pool_remove_ordered(struct mode_window *w, size_t position)
 {
+	size_t last;
+
 	item_remove(w, true, position);
-	pool_touch(w);
+	last = --w->pool_size;
+	if (last != w->pool_heap)
+		item_place(w, true, w->pool_heap, item_at(w, true, last));
 }
 
 /* Takes the item at position out of the pool. */
@@ -484,7 +484,7 @@ pool_remove(struct mode_window *w, size_t position)
 {
 	size_t last;
 
-	if (w->pool_ordered) {
+	if (position < w->pool_heap) {
 		pool_remove_ordered(w, position);
 		return;
 	}
@@ -494,21 +494,50 @@ pool_remove(struct mode_window *w, size_t position)
 }
 
 /*
- * Returns the pool's first item in the tie-break order, making the pool a heap
- * first when it is in no order (bottom-up, O(n) comparisons).  The pool must not
- * be empty.
+ * Orders the pool's unordered items into its heap, one sift up each, until the
+ * heap holds need of them.
  */
-static __attribute__((noinline)) const struct mode_heap_item *
+static __attribute__((noinline)) void
+pool_order(struct mode_window *w, size_t need)
+{
+	while (w->pool_heap < need) {
+		size_t position = w->pool_heap++;
+
+		item_read_key(w, item_at(w, true, position));
+		sift_up(w, true, position);
+	}
+}
+
+/*
+ * Keeps the pool ordered enough that its first item is ready whenever the heap
+ * empties: at most POOL_SLACK unordered items per value the window holds beyond
+ * its distinct ones (the excess, which is 0 exactly when the heap is empty, and
+ * which one push or pop lowers by at most 1).  Called after every push and pop,
+ * each of which adds at most one unordered item and lowers the excess by at most
+ * one, so it orders at most POOL_SLACK + 1 items a call.  A heap's prefix is a
+ * heap, so when the excess grows the ordered part shrinks at no cost, and an item
+ * ordered again later costs one comparison while its ancestors stay.
+ */
+static inline __attribute__((always_inline)) void
+pool_balance(struct mode_window *w)
+{
+	uint64_t allowed = (w->values - w->table.count) * POOL_SLACK;
+	size_t need = w->pool_size > allowed ? w->pool_size - (size_t)allowed : 0;
+
+	if (w->pool_heap >= need)
+		w->pool_heap = need;
+	else
+		pool_order(w, need);
+}
+
+/*
+ * Returns the pool's first item in the tie-break order.  The heap must be empty,
+ * the pool not, and pool_balance must have run since the last change, so that the
+ * whole pool is its ordered part.
+ */
+static inline const struct mode_heap_item *
 pool_first(struct mode_window *w)
 {
-	if (!w->pool_ordered) {
-		for (size_t p = 0; p < w->pool_size; p++)
-			item_read_key(w, item_at(w, true, p));
-		for (size_t p = w->pool_size / 2; p > 0; p--)
-			sift_down(w, true, p - 1);
-		w->pool_ordered = true;
-	}
-	w->pool_idle = 0;
 	return item_at(w, true, 0);
 }
 
@@ -952,6 +981,7 @@ mode_move(struct agg *agg, const struct agg_move *m)
 {
 	struct mode_window *w = (struct mode_window *)agg;
 	size_t j, used = 0;
+	bool failed;
 
 	for (j = 0; j < m->n; j++) {
 		size_t r = m->index != NULL ? m->index[j] : j;
@@ -961,7 +991,9 @@ mode_move(struct agg *agg, const struct agg_move *m)
 				mode_pop(agg);
 		else if (m->values != NULL && mode_size(agg) == m->rows)
 			mode_pop(agg);
-		if (m->values != NULL && mode_push(agg, &m->values[r]) != 0)
+		failed = m->values != NULL && mode_push(agg, &m->values[r]) != 0;
+		pool_balance(w);
+		if (failed)
 			break;
 		if (m->results != NULL && (m->want == NULL || m->want[r])) {
 			mode_result(agg, &m->results[r]);

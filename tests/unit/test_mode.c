@@ -743,6 +743,184 @@ Test(mode, a_dominant_value_costs_constant_work)
 	agg_mode.destroy(agg);
 }
 
+/*
+ * The shapes of stream that the bound on the work of a step is checked over: the
+ * latency bench's (one value twice, then ever-new values, rising or falling, so
+ * that the mode must come from a million values seen once when the pair's first
+ * copy leaves), counts flapping between 1 and 2, a long tail, and a heap of a few
+ * values counted often that drains until every value is seen once.
+ */
+enum stream_shape {
+	SHAPE_PAIR_THEN_NEW,
+	SHAPE_FLAPPING,
+	SHAPE_LONG_TAIL,
+	SHAPE_DRAINING_HEAP
+};
+
+/* Makes a pool of the integers 0, sign, 2 * sign, ..., (count - 1) * sign, as texts. */
+static struct pool
+pool_make_sequence(size_t count, long sign)
+{
+	struct pool pool = { 0 };
+	char text[32];
+
+	pool.text = calloc(count, sizeof(*pool.text));
+	pool.len = calloc(count, sizeof(*pool.len));
+	pool.rank = calloc(count, sizeof(*pool.rank));
+	pool.number = calloc(count, sizeof(*pool.number));
+	cr_assert(pool.text && pool.len && pool.rank && pool.number);
+	for (size_t i = 0; i < count; i++) {
+		int len = snprintf(text, sizeof(text), "%ld", (long)i * sign);
+
+		pool.text[i] = malloc((size_t)len + 1);
+		cr_assert_not_null(pool.text[i]);
+		memcpy(pool.text[i], text, (size_t)len + 1);
+		pool.len[i] = (size_t)len;
+		pool.number[i] = (double)((long)i * sign);
+		pool.count++;
+	}
+	return pool;
+}
+
+/* Returns the pool index (or -1, a missing field) that shape brings at step t. */
+static long
+shape_next(enum stream_shape shape, const long *history, size_t t, size_t window,
+    size_t pool_count, uint64_t *state)
+{
+	uint64_t r = random_next(state);
+	size_t start = t + 1 > window ? t + 1 - window : 0;
+	double u;
+
+	switch (shape) {
+	case SHAPE_PAIR_THEN_NEW:
+		return t == 0 ? 0 : (long)(t - 1);
+	case SHAPE_FLAPPING:
+		/* The value about to leave, pushed again: its count goes to 2, then back. */
+		if (r % 32 == 0 && t > start)
+			return history[start];
+		if (r % 32 == 1 && t > start + 1)
+			return history[start + 1];
+		return (long)(t % pool_count);
+	case SHAPE_LONG_TAIL:
+		if (r % 16 == 0)
+			return -1;
+		u = (double)(r >> 11) / 9007199254740992.0;
+		return (long)((double)pool_count * u * u * u * u);
+	case SHAPE_DRAINING_HEAP:
+		if (t < window && r % 4 == 0)
+			return (long)(r >> 32) % 8;
+		return (long)(8 + t % (pool_count - 8));
+	}
+	return -1;
+}
+
+/*
+ * Runs steps of shape through a window of window fields, a result read at every
+ * step, and returns the largest number of heap comparisons one step made divided
+ * by the bound agg_mode.c states for it, 12 log2(d) + 2 with d the distinct values
+ * in the window.  With check, every result is compared with the naive count too.
+ */
+static double
+worst_step_against_bound(const struct pool *pool, enum stream_shape shape, size_t window,
+    size_t steps, bool check, uint64_t seed)
+{
+	struct agg *agg = mode_make(1, seed);
+	long *history = malloc(steps * sizeof(*history));
+	uint64_t *counts = calloc(pool->count, sizeof(*counts));
+	uint64_t state = seed, worst = 0;
+	double worst_ratio = 0.0;
+	size_t worst_at = 0, worst_distinct = 0, once = 0;
+
+	cr_assert(history != NULL && counts != NULL);
+	for (size_t t = 0; t < steps; t++) {
+		size_t start = t + 1 > window ? t + 1 - window : 0;
+		struct mode_counters before, after;
+		struct mode_stats stats;
+		struct agg_result got;
+		size_t distinct;
+		uint64_t comparisons;
+		double bound;
+
+		history[t] = shape_next(shape, history, t, window, pool->count, &state);
+		agg_mode_stats(agg, &stats);
+		distinct = stats.distinct;
+		agg_mode_counters(agg, &before);
+		if (history[t] < 0)
+			slide_missing(agg, window);
+		else
+			slide_text(agg, window, pool->text[history[t]], pool->len[history[t]],
+			    NULL);
+		agg_step_result(agg, &got);
+		agg_mode_counters(agg, &after);
+		agg_mode_stats(agg, &stats);
+		if (stats.distinct > distinct)
+			distinct = stats.distinct;
+		comparisons = after.heap_comparisons - before.heap_comparisons;
+		bound = 12.0 * log2((double)(distinct > 1 ? distinct : 1)) + 2.0;
+		if ((double)comparisons / bound > worst_ratio) {
+			worst_ratio = (double)comparisons / bound;
+			worst = comparisons;
+			worst_at = t;
+			worst_distinct = distinct;
+		}
+		if (check) {
+			bool tied;
+			long expected = naive_mode(pool, history + start, t + 1 - start, 1, counts,
+			    &tied);
+
+			cr_assert_geq(expected, 0);
+			once += counts[expected] == 1;
+			if (got.kind != AGG_RESULT_TEXT || got.text_len != pool->len[expected] ||
+			    memcmp(got.text, pool->text[expected], got.text_len) != 0)
+				cr_assert_fail("shape %d, step %zu: expected '%s', got '%.*s'",
+				    (int)shape, t, pool->text[expected],
+				    got.kind == AGG_RESULT_TEXT ? (int)got.text_len : 0,
+				    got.kind == AGG_RESULT_TEXT ? got.text : "");
+		}
+	}
+	cr_log_info("shape %d, window %zu: worst step %lu comparisons at step %zu with %zu distinct (%.2f of the bound)%s",
+	    (int)shape, window, (unsigned long)worst, worst_at, worst_distinct, worst_ratio,
+	    check ? "" : ", results unchecked");
+	/* The mode must have come from the values seen once at times, or little was proved. */
+	if (check && shape != SHAPE_LONG_TAIL)
+		cr_assert_gt(once, steps / 50);
+	free(history);
+	free(counts);
+	agg_mode.destroy(agg);
+	return worst_ratio;
+}
+
+Test(mode, no_step_exceeds_its_comparison_bound)
+{
+	/*
+	 * agg_mode.c states at most 12 log2(d) + 2 heap comparisons for a step (one
+	 * pop, one push, one result).  Ordering all of a pool of d values seen once in
+	 * one step, when the heap empties, costs about 2d: over 2,000 at window 1,000,
+	 * over 100,000 at window 100,000.
+	 */
+	static const enum stream_shape shapes[] = { SHAPE_PAIR_THEN_NEW, SHAPE_FLAPPING,
+	    SHAPE_LONG_TAIL, SHAPE_DRAINING_HEAP };
+	struct pool up = pool_make_sequence(320000, 1), down = pool_make_sequence(320000, -1);
+	struct pool mixed = pool_make_distinct(320000);
+
+	for (size_t s = 0; s < sizeof(shapes) / sizeof(shapes[0]); s++) {
+		const struct pool *pool = s == 0 ? &up : &mixed;
+
+		cr_assert_leq(worst_step_against_bound(pool, shapes[s], 1000, 6000, true,
+		    41 + s), 1.0);
+		cr_assert_leq(worst_step_against_bound(pool, shapes[s], 100000, 300000, false,
+		    51 + s), 1.0);
+	}
+	/* Falling values: each new one belongs at the root of the ordered pool. */
+	cr_assert_leq(worst_step_against_bound(&down, SHAPE_PAIR_THEN_NEW, 1000, 6000, true,
+	    61), 1.0);
+	cr_assert_leq(worst_step_against_bound(&down, SHAPE_PAIR_THEN_NEW, 100000, 300000,
+	    false, 62), 1.0);
+	pool_free(&up);
+	pool_free(&down);
+	pool_free(&mixed);
+}
+
 Test(mode, ever_new_values_keep_memory_small)
 {
 	/* 100,000 distinct values through a window of 10. */
