@@ -921,6 +921,93 @@ Test(mode, no_step_exceeds_its_comparison_bound)
 	pool_free(&mixed);
 }
 
+/*
+ * A window moved by batches, as the pipeline moves it (with an index list, as for a
+ * group, or without), against the same window moved one record at a time and, at
+ * times, the naive count.  With window 30,000 over 20,000-odd distinct values, the
+ * table is past agg_mode.c's LOOKAHEAD_TABLE, so that a batch's steps look ahead
+ * (mode_move) while a move of one record has nothing to look ahead to.
+ */
+Test(mode, moves_in_batches_match_one_record_at_a_time)
+{
+	enum { WINDOW = 30000, STEPS = 150000, BATCH = 128, HOT = 16, COLD = 60000 };
+	struct pool pool = pool_make_distinct(HOT + COLD);
+	struct agg *one = mode_make(1, 71), *many = mode_make(1, 72);
+	long *history = malloc(STEPS * sizeof(*history));
+	uint64_t *counts = calloc(pool.count, sizeof(*counts));
+	struct agg_value values[2 * BATCH];
+	struct agg_result results[2 * BATCH];
+	uint8_t index[BATCH];
+	uint64_t state = 73;
+	struct mode_stats stats;
+	size_t t = 0, checked = 0, batches = 0;
+
+	cr_assert(history != NULL && counts != NULL);
+	while (t < STEPS) {
+		uint64_t r = random_next(&state);
+		size_t n = 1 + (size_t)(r % BATCH), spread = (r >> 8) % 2 == 0 ? 1 : 2;
+		struct agg_move m = { .rows = WINDOW, .values = values, .results = results };
+
+		if (n > STEPS - t)
+			n = STEPS - t;
+		memset(values, 0, sizeof(values));
+		for (size_t j = 0; j < n; j++) {
+			uint64_t v = random_next(&state);
+			size_t at = j * spread;
+
+			if (v % 20 == 0)
+				history[t + j] = -1;
+			else if (v % 5 == 0)
+				history[t + j] = (long)((v >> 32) % HOT);
+			else
+				history[t + j] = (long)(HOT + (v >> 32) % COLD);
+			if (history[t + j] >= 0) {
+				values[at].has_text = true;
+				values[at].text = pool.text[history[t + j]];
+				values[at].text_len = pool.len[history[t + j]];
+			}
+			index[j] = (uint8_t)at;
+		}
+		m.n = n;
+		m.index = spread == 2 ? index : NULL;
+		cr_assert_eq(agg_mode.move(many, &m), n);
+		for (size_t j = 0; j < n; j++, t++) {
+			const struct agg_result *got = &results[j * spread];
+			struct agg_value value = values[j * spread];
+			struct agg_result want;
+
+			cr_assert_eq(agg_step_slide(one, WINDOW, &value, &want), 0);
+			cr_assert_eq(got->kind, want.kind, "step %zu", t);
+			if (want.kind == AGG_RESULT_TEXT &&
+			    (got->text_len != want.text_len ||
+			    memcmp(got->text, want.text, want.text_len) != 0))
+				cr_assert_fail("step %zu: one at a time '%.*s', in a batch '%.*s'", t,
+				    (int)want.text_len, want.text, (int)got->text_len, got->text);
+			if (t % 1499 == 0) {
+				size_t start = t + 1 > WINDOW ? t + 1 - WINDOW : 0;
+				bool tied;
+				long expected = naive_mode(&pool, history + start, t + 1 - start, 1,
+				    counts, &tied);
+
+				cr_assert_geq(expected, 0);
+				cr_assert_eq(want.text_len, pool.len[expected]);
+				cr_assert_eq(memcmp(want.text, pool.text[expected], want.text_len), 0);
+				checked++;
+			}
+		}
+		batches++;
+	}
+	agg_mode_stats(many, &stats);
+	cr_log_info("batches: %zu moves, %zu distinct, table of %zu slots, %zu naive checks",
+	    batches, stats.distinct, stats.table_capacity, checked);
+	cr_assert_geq(stats.table_capacity, 16384);
+	free(history);
+	free(counts);
+	agg_mode.destroy(one);
+	agg_mode.destroy(many);
+	pool_free(&pool);
+}
+
 Test(mode, ever_new_values_keep_memory_small)
 {
 	/* 100,000 distinct values through a window of 10. */
