@@ -1008,6 +1008,43 @@ Test(mode, moves_in_batches_match_one_record_at_a_time)
 	pool_free(&pool);
 }
 
+/*
+ * The results of one move each keep their own text, though a later step of the move
+ * frees the entry that a result came from and the next new value takes it over: at
+ * window 1 every step does so, and a mode that stays is copied once.
+ */
+Test(mode, results_of_one_move_keep_their_texts)
+{
+	static const char *const texts[] = { "a", "b", "b", "a long text past sixteen bytes",
+	    "another long text past sixteen", "c", "c", "c", "d", "a" };
+	enum { N = sizeof(texts) / sizeof(texts[0]) };
+	static const char *const window_2[N] = { "a", "a", "b", "a long text past sixteen bytes",
+	    "a long text past sixteen bytes", "another long text past sixteen", "c", "c", "c",
+	    "a" };
+
+	for (uint64_t rows = 1; rows <= 2; rows++) {
+		struct agg *agg = mode_make(1, 81);
+		struct agg_value values[N];
+		struct agg_result results[N];
+
+		for (size_t i = 0; i < N; i++)
+			values[i] = (struct agg_value){ .has_text = true, .text = texts[i],
+			    .text_len = strlen(texts[i]) };
+		cr_assert_eq(agg_step_slide_many(agg, rows, values, N, results), N);
+		for (size_t i = 0; i < N; i++) {
+			const char *want = rows == 1 ? texts[i] : window_2[i];
+
+			cr_assert_eq(results[i].kind, AGG_RESULT_TEXT);
+			if (results[i].text_len != strlen(want) ||
+			    memcmp(results[i].text, want, strlen(want)) != 0)
+				cr_assert_fail("window %lu, step %zu: expected '%s', got '%.*s'",
+				    (unsigned long)rows, i, want, (int)results[i].text_len,
+				    results[i].text);
+		}
+		agg_mode.destroy(agg);
+	}
+}
+
 Test(mode, ever_new_values_keep_memory_small)
 {
 	/* 100,000 distinct values through a window of 10. */
