@@ -116,8 +116,12 @@ enum {
 	LOOKAHEAD_FAR = 12,	/* steps ahead that a move asks for table slots: see mode_move */
 	LOOKAHEAD_MID = 8,	/* for entries */
 	LOOKAHEAD_NEAR = 4,	/* for items */
+	LOOKAHEAD_HASHES = 16,	/* the hashes it keeps: more than LOOKAHEAD_FAR, a power of 2 */
 	LOOKAHEAD_TABLE = 16384	/* table slots from which a move looks ahead */
 };
+_Static_assert(LOOKAHEAD_HASHES > LOOKAHEAD_FAR &&
+    (LOOKAHEAD_HASHES & (LOOKAHEAD_HASHES - 1)) == 0,
+    "the lookahead's hashes: a power of 2 past the farthest step");
 
 /*
  * Entry indexes are 32-bit to keep the ring at 4 bytes per slot.  At most 2^31
@@ -1048,7 +1052,7 @@ lookahead_hash(const struct mode_window *w, const struct agg_value *value)
 /*
  * Asks for what step j + LOOKAHEAD_FAR, j + LOOKAHEAD_MID and j + LOOKAHEAD_NEAR of a
  * row window's move m will read, as mode_move says, hashing the texts of the first:
- * step k's hash is kept at hashes[k % (LOOKAHEAD_FAR + 1)].  Out of line: the move's
+ * step k's hash is kept at hashes[k % LOOKAHEAD_HASHES].  Out of line: the move's
  * step keeps the compiler's inlining budget.
  */
 static __attribute__((noinline)) void
@@ -1061,9 +1065,9 @@ lookahead(struct mode_window *w, const struct agg_move *m, size_t j, uint64_t *h
 		const struct agg_value *value = &m->values[m->index != NULL ? m->index[k] : k];
 
 		if (value->has_text) {
-			hashes[k % (LOOKAHEAD_FAR + 1)] = lookahead_hash(w, value);
+			hashes[k % LOOKAHEAD_HASHES] = lookahead_hash(w, value);
 			__builtin_prefetch(hashtable_slot(&w->table, sizeof(struct mode_slot),
-			    hashtable_home(&w->table, hashes[k % (LOOKAHEAD_FAR + 1)])));
+			    hashtable_home(&w->table, hashes[k % LOOKAHEAD_HASHES])));
 		}
 		if ((e = lookahead_leaving(w, w->ring.head + (k - j))) != NULL)
 			__builtin_prefetch(&e->heap_index);
@@ -1072,7 +1076,7 @@ lookahead(struct mode_window *w, const struct agg_move *m, size_t j, uint64_t *h
 		size_t k = j + LOOKAHEAD_MID;
 
 		if (m->values[m->index != NULL ? m->index[k] : k].has_text &&
-		    (e = lookahead_entry(w, hashes[k % (LOOKAHEAD_FAR + 1)])) != NULL)
+		    (e = lookahead_entry(w, hashes[k % LOOKAHEAD_HASHES])) != NULL)
 			__builtin_prefetch(&e->heap_index);
 		if ((e = lookahead_leaving(w, w->ring.head + LOOKAHEAD_MID)) != NULL) {
 			lookahead_item(w, e);
@@ -1086,7 +1090,7 @@ lookahead(struct mode_window *w, const struct agg_move *m, size_t j, uint64_t *h
 		size_t k = j + LOOKAHEAD_NEAR;
 
 		if (m->values[m->index != NULL ? m->index[k] : k].has_text)
-			lookahead_item(w, lookahead_entry(w, hashes[k % (LOOKAHEAD_FAR + 1)]));
+			lookahead_item(w, lookahead_entry(w, hashes[k % LOOKAHEAD_HASHES]));
 	}
 }
 
@@ -1125,12 +1129,12 @@ mode_step(struct mode_window *w, const struct agg_move *m, size_t j, const uint6
 static __attribute__((noinline)) size_t
 mode_move_ahead(struct mode_window *w, const struct agg_move *m, size_t *used)
 {
-	uint64_t hashes[LOOKAHEAD_FAR + 1];
+	uint64_t hashes[LOOKAHEAD_HASHES];
 	size_t j;
 
 	for (j = 0; j < m->n; j++) {
 		lookahead(w, m, j, hashes);
-		if (!mode_step(w, m, j, &hashes[j % (LOOKAHEAD_FAR + 1)], used))
+		if (!mode_step(w, m, j, &hashes[j % LOOKAHEAD_HASHES], used))
 			break;
 	}
 	return j;
@@ -1149,10 +1153,11 @@ mode_move_ahead(struct mode_window *w, const struct agg_move *m, size_t *used)
  * arriving item, so that the misses of several steps overlap.  -w 100000 mode over
  * 2 million IPv4-like texts (make bench's): 0.77 s without, 0.55 s with (medians of
  * seven alternating runs on the 2-core machine while others ran), the lookahead
- * costing some 190 instructions a step; asking also for the parent or the children
- * that a sift compares first won nothing measurable.  Below LOOKAHEAD_TABLE slots
- * the structures stay in cache and the lookahead would only cost instructions: at
- * -w 1000 the move costs 3 a record more for having it at all.
+ * costing some 200 instructions a step, its early hash included; asking also for
+ * the parent or the children that a sift compares first won nothing measurable.
+ * Below LOOKAHEAD_TABLE slots the structures stay in cache and the lookahead would
+ * only cost instructions: at -w 1000 the move costs 3 a record more for having it
+ * at all.
  */
 static size_t
 mode_move(struct agg *agg, const struct agg_move *m)

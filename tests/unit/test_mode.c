@@ -598,7 +598,8 @@ Test(mode, result_does_not_depend_on_the_seed)
  * that most counts are 1 and the highest count flips between 1 and 2 all the time
  * (a value pushed again just before its earlier copy leaves).  The window then
  * keeps switching between finding its mode among the values counted twice and
- * among those counted once, whose order it builds only when asked (agg_mode.c).
+ * among those counted once, whose order it builds as the heap nears empty
+ * (agg_mode.c).
  * Results are read after every step, or only every read_every-th one, and compared
  * with the naive count; returns the heap comparisons per step.
  */
@@ -680,8 +681,8 @@ Test(mode, highest_count_flipping_between_one_and_more)
 	cr_log_info("flipping counts: %.1f, %.1f and %.1f comparisons per step",
 	    every_step, every_seventh, small);
 	/*
-	 * Ordering the values counted once costs O(n) when the mode is needed among
-	 * them, but at most once per n changes: the cost per step stays logarithmic,
+	 * The values counted once are ordered a few a step, and their order kept only
+	 * while the mode may soon come from them: the cost per step stays logarithmic,
 	 * where a rescan of 250 values each time would make it hundreds.
 	 */
 	cr_assert_lt(every_step, 20.0);
