@@ -598,7 +598,8 @@ Test(mode, result_does_not_depend_on_the_seed)
  * that most counts are 1 and the highest count flips between 1 and 2 all the time
  * (a value pushed again just before its earlier copy leaves).  The window then
  * keeps switching between finding its mode among the values counted twice and
- * among those counted once, whose order it builds only when asked (agg_mode.c).
+ * among those counted once, whose order it builds as the heap nears empty
+ * (agg_mode.c).
  * Results are read after every step, or only every read_every-th one, and compared
  * with the naive count; returns the heap comparisons per step.
  */
@@ -680,8 +681,8 @@ Test(mode, highest_count_flipping_between_one_and_more)
 	cr_log_info("flipping counts: %.1f, %.1f and %.1f comparisons per step",
 	    every_step, every_seventh, small);
 	/*
-	 * Ordering the values counted once costs O(n) when the mode is needed among
-	 * them, but at most once per n changes: the cost per step stays logarithmic,
+	 * The values counted once are ordered a few a step, and their order kept only
+	 * while the mode may soon come from them: the cost per step stays logarithmic,
 	 * where a rescan of 250 values each time would make it hundreds.
 	 */
 	cr_assert_lt(every_step, 20.0);
@@ -741,6 +742,308 @@ Test(mode, a_dominant_value_costs_constant_work)
 	cr_assert_lt((double)after.heap_comparisons / STEPS, 8.0);
 	cr_assert_lt((double)after.probes / after.lookups, 2.0);
 	agg_mode.destroy(agg);
+}
+
+/*
+ * The shapes of stream that the bound on the work of a step is checked over: the
+ * latency bench's (one value twice, then ever-new values, rising or falling, so
+ * that the mode must come from a million values seen once when the pair's first
+ * copy leaves), counts flapping between 1 and 2, a long tail, and a heap of a few
+ * values counted often that drains until every value is seen once.
+ */
+enum stream_shape {
+	SHAPE_PAIR_THEN_NEW,
+	SHAPE_FLAPPING,
+	SHAPE_LONG_TAIL,
+	SHAPE_DRAINING_HEAP
+};
+
+/* Makes a pool of the integers 0, sign, 2 * sign, ..., (count - 1) * sign, as texts. */
+static struct pool
+pool_make_sequence(size_t count, long sign)
+{
+	struct pool pool = { 0 };
+	char text[32];
+
+	pool.text = calloc(count, sizeof(*pool.text));
+	pool.len = calloc(count, sizeof(*pool.len));
+	pool.rank = calloc(count, sizeof(*pool.rank));
+	pool.number = calloc(count, sizeof(*pool.number));
+	cr_assert(pool.text && pool.len && pool.rank && pool.number);
+	for (size_t i = 0; i < count; i++) {
+		int len = snprintf(text, sizeof(text), "%ld", (long)i * sign);
+
+		pool.text[i] = malloc((size_t)len + 1);
+		cr_assert_not_null(pool.text[i]);
+		memcpy(pool.text[i], text, (size_t)len + 1);
+		pool.len[i] = (size_t)len;
+		pool.number[i] = (double)((long)i * sign);
+		pool.count++;
+	}
+	return pool;
+}
+
+/* Returns the pool index (or -1, a missing field) that shape brings at step t. */
+static long
+shape_next(enum stream_shape shape, const long *history, size_t t, size_t window,
+    size_t pool_count, uint64_t *state)
+{
+	uint64_t r = random_next(state);
+	size_t start = t + 1 > window ? t + 1 - window : 0;
+	double u;
+
+	switch (shape) {
+	case SHAPE_PAIR_THEN_NEW:
+		return t == 0 ? 0 : (long)(t - 1);
+	case SHAPE_FLAPPING:
+		/* The value about to leave, pushed again: its count goes to 2, then back. */
+		if (r % 32 == 0 && t > start)
+			return history[start];
+		if (r % 32 == 1 && t > start + 1)
+			return history[start + 1];
+		return (long)(t % pool_count);
+	case SHAPE_LONG_TAIL:
+		if (r % 16 == 0)
+			return -1;
+		u = (double)(r >> 11) / 9007199254740992.0;
+		return (long)((double)pool_count * u * u * u * u);
+	case SHAPE_DRAINING_HEAP:
+		if (t < window && r % 4 == 0)
+			return (long)(r >> 32) % 8;
+		return (long)(8 + t % (pool_count - 8));
+	}
+	return -1;
+}
+
+/*
+ * Runs steps of shape through a window of window fields, a result read at every
+ * step, and returns the largest number of heap comparisons one step made divided
+ * by the bound agg_mode.c states for it, 12 log2(d) + 2 with d the distinct values
+ * in the window.  With check, every result is compared with the naive count too.
+ */
+static double
+worst_step_against_bound(const struct pool *pool, enum stream_shape shape, size_t window,
+    size_t steps, bool check, uint64_t seed)
+{
+	struct agg *agg = mode_make(1, seed);
+	long *history = malloc(steps * sizeof(*history));
+	uint64_t *counts = calloc(pool->count, sizeof(*counts));
+	uint64_t state = seed, worst = 0;
+	double worst_ratio = 0.0;
+	size_t worst_at = 0, worst_distinct = 0, once = 0;
+
+	cr_assert(history != NULL && counts != NULL);
+	for (size_t t = 0; t < steps; t++) {
+		size_t start = t + 1 > window ? t + 1 - window : 0;
+		struct mode_counters before, after;
+		struct mode_stats stats;
+		struct agg_result got;
+		size_t distinct;
+		uint64_t comparisons;
+		double bound;
+
+		history[t] = shape_next(shape, history, t, window, pool->count, &state);
+		agg_mode_stats(agg, &stats);
+		distinct = stats.distinct;
+		agg_mode_counters(agg, &before);
+		if (history[t] < 0)
+			slide_missing(agg, window);
+		else
+			slide_text(agg, window, pool->text[history[t]], pool->len[history[t]],
+			    NULL);
+		agg_step_result(agg, &got);
+		agg_mode_counters(agg, &after);
+		agg_mode_stats(agg, &stats);
+		if (stats.distinct > distinct)
+			distinct = stats.distinct;
+		comparisons = after.heap_comparisons - before.heap_comparisons;
+		bound = 12.0 * log2((double)(distinct > 1 ? distinct : 1)) + 2.0;
+		if ((double)comparisons / bound > worst_ratio) {
+			worst_ratio = (double)comparisons / bound;
+			worst = comparisons;
+			worst_at = t;
+			worst_distinct = distinct;
+		}
+		if (check) {
+			bool tied;
+			long expected = naive_mode(pool, history + start, t + 1 - start, 1, counts,
+			    &tied);
+
+			cr_assert_geq(expected, 0);
+			once += counts[expected] == 1;
+			if (got.kind != AGG_RESULT_TEXT || got.text_len != pool->len[expected] ||
+			    memcmp(got.text, pool->text[expected], got.text_len) != 0)
+				cr_assert_fail("shape %d, step %zu: expected '%s', got '%.*s'",
+				    (int)shape, t, pool->text[expected],
+				    got.kind == AGG_RESULT_TEXT ? (int)got.text_len : 0,
+				    got.kind == AGG_RESULT_TEXT ? got.text : "");
+		}
+	}
+	cr_log_info("shape %d, window %zu: worst step %lu comparisons at step %zu with %zu distinct (%.2f of the bound)%s",
+	    (int)shape, window, (unsigned long)worst, worst_at, worst_distinct, worst_ratio,
+	    check ? "" : ", results unchecked");
+	/* The mode must have come from the values seen once at times, or little was proved. */
+	if (check && shape != SHAPE_LONG_TAIL)
+		cr_assert_gt(once, steps / 50);
+	free(history);
+	free(counts);
+	agg_mode.destroy(agg);
+	return worst_ratio;
+}
+
+Test(mode, no_step_exceeds_its_comparison_bound)
+{
+	/*
+	 * agg_mode.c states at most 12 log2(d) + 2 heap comparisons for a step (one
+	 * pop, one push, one result).  Ordering all of a pool of d values seen once in
+	 * one step, when the heap empties, costs about 2d: over 2,000 at window 1,000,
+	 * over 100,000 at window 100,000.
+	 */
+	static const enum stream_shape shapes[] = { SHAPE_PAIR_THEN_NEW, SHAPE_FLAPPING,
+	    SHAPE_LONG_TAIL, SHAPE_DRAINING_HEAP };
+	struct pool up = pool_make_sequence(320000, 1), down = pool_make_sequence(320000, -1);
+	struct pool mixed = pool_make_distinct(320000);
+
+	for (size_t s = 0; s < sizeof(shapes) / sizeof(shapes[0]); s++) {
+		const struct pool *pool = s == 0 ? &up : &mixed;
+
+		cr_assert_leq(worst_step_against_bound(pool, shapes[s], 1000, 6000, true,
+		    41 + s), 1.0);
+		cr_assert_leq(worst_step_against_bound(pool, shapes[s], 100000, 300000, false,
+		    51 + s), 1.0);
+	}
+	/* Falling values: each new one belongs at the root of the ordered pool. */
+	cr_assert_leq(worst_step_against_bound(&down, SHAPE_PAIR_THEN_NEW, 1000, 6000, true,
+	    61), 1.0);
+	cr_assert_leq(worst_step_against_bound(&down, SHAPE_PAIR_THEN_NEW, 100000, 300000,
+	    false, 62), 1.0);
+	pool_free(&up);
+	pool_free(&down);
+	pool_free(&mixed);
+}
+
+/*
+ * A window moved by batches, as the pipeline moves it (with an index list, as for a
+ * group, or without), against the same window moved one record at a time and, at
+ * times, the naive count.  With window 30,000 over 20,000-odd distinct values, the
+ * table is past agg_mode.c's LOOKAHEAD_TABLE, so that a batch's steps look ahead
+ * (mode_move) while a move of one record has nothing to look ahead to.
+ */
+Test(mode, moves_in_batches_match_one_record_at_a_time)
+{
+	enum { WINDOW = 30000, STEPS = 150000, BATCH = 128, HOT = 16, COLD = 60000 };
+	struct pool pool = pool_make_distinct(HOT + COLD);
+	struct agg *one = mode_make(1, 71), *many = mode_make(1, 72);
+	long *history = malloc(STEPS * sizeof(*history));
+	uint64_t *counts = calloc(pool.count, sizeof(*counts));
+	struct agg_value values[2 * BATCH];
+	struct agg_result results[2 * BATCH];
+	uint8_t index[BATCH];
+	uint64_t state = 73;
+	struct mode_stats stats;
+	size_t t = 0, checked = 0, batches = 0;
+
+	cr_assert(history != NULL && counts != NULL);
+	while (t < STEPS) {
+		uint64_t r = random_next(&state);
+		size_t n = 1 + (size_t)(r % BATCH), spread = (r >> 8) % 2 == 0 ? 1 : 2;
+		struct agg_move m = { .rows = WINDOW, .values = values, .results = results };
+
+		if (n > STEPS - t)
+			n = STEPS - t;
+		memset(values, 0, sizeof(values));
+		for (size_t j = 0; j < n; j++) {
+			uint64_t v = random_next(&state);
+			size_t at = j * spread;
+
+			if (v % 20 == 0)
+				history[t + j] = -1;
+			else if (v % 5 == 0)
+				history[t + j] = (long)((v >> 32) % HOT);
+			else
+				history[t + j] = (long)(HOT + (v >> 32) % COLD);
+			if (history[t + j] >= 0) {
+				values[at].has_text = true;
+				values[at].text = pool.text[history[t + j]];
+				values[at].text_len = pool.len[history[t + j]];
+			}
+			index[j] = (uint8_t)at;
+		}
+		m.n = n;
+		m.index = spread == 2 ? index : NULL;
+		cr_assert_eq(agg_mode.move(many, &m), n);
+		for (size_t j = 0; j < n; j++, t++) {
+			const struct agg_result *got = &results[j * spread];
+			struct agg_value value = values[j * spread];
+			struct agg_result want;
+
+			cr_assert_eq(agg_step_slide(one, WINDOW, &value, &want), 0);
+			cr_assert_eq(got->kind, want.kind, "step %zu", t);
+			if (want.kind == AGG_RESULT_TEXT &&
+			    (got->text_len != want.text_len ||
+			    memcmp(got->text, want.text, want.text_len) != 0))
+				cr_assert_fail("step %zu: one at a time '%.*s', in a batch '%.*s'", t,
+				    (int)want.text_len, want.text, (int)got->text_len, got->text);
+			if (t % 1499 == 0) {
+				size_t start = t + 1 > WINDOW ? t + 1 - WINDOW : 0;
+				bool tied;
+				long expected = naive_mode(&pool, history + start, t + 1 - start, 1,
+				    counts, &tied);
+
+				cr_assert_geq(expected, 0);
+				cr_assert_eq(want.text_len, pool.len[expected]);
+				cr_assert_eq(memcmp(want.text, pool.text[expected], want.text_len), 0);
+				checked++;
+			}
+		}
+		batches++;
+	}
+	agg_mode_stats(many, &stats);
+	cr_log_info("batches: %zu moves, %zu distinct, table of %zu slots, %zu naive checks",
+	    batches, stats.distinct, stats.table_capacity, checked);
+	cr_assert_geq(stats.table_capacity, 16384);
+	free(history);
+	free(counts);
+	agg_mode.destroy(one);
+	agg_mode.destroy(many);
+	pool_free(&pool);
+}
+
+/*
+ * The results of one move each keep their own text, though a later step of the move
+ * frees the entry that a result came from and the next new value takes it over: at
+ * window 1 every step does so, and a mode that stays is copied once.
+ */
+Test(mode, results_of_one_move_keep_their_texts)
+{
+	static const char *const texts[] = { "a", "b", "b", "a long text past sixteen bytes",
+	    "another long text past sixteen", "c", "c", "c", "d", "a" };
+	enum { N = sizeof(texts) / sizeof(texts[0]) };
+	static const char *const window_2[N] = { "a", "a", "b", "a long text past sixteen bytes",
+	    "a long text past sixteen bytes", "another long text past sixteen", "c", "c", "c",
+	    "a" };
+
+	for (uint64_t rows = 1; rows <= 2; rows++) {
+		struct agg *agg = mode_make(1, 81);
+		struct agg_value values[N];
+		struct agg_result results[N];
+
+		for (size_t i = 0; i < N; i++)
+			values[i] = (struct agg_value){ .has_text = true, .text = texts[i],
+			    .text_len = strlen(texts[i]) };
+		cr_assert_eq(agg_step_slide_many(agg, rows, values, N, results), N);
+		for (size_t i = 0; i < N; i++) {
+			const char *want = rows == 1 ? texts[i] : window_2[i];
+
+			cr_assert_eq(results[i].kind, AGG_RESULT_TEXT);
+			if (results[i].text_len != strlen(want) ||
+			    memcmp(results[i].text, want, strlen(want)) != 0)
+				cr_assert_fail("window %lu, step %zu: expected '%s', got '%.*s'",
+				    (unsigned long)rows, i, want, (int)results[i].text_len,
+				    results[i].text);
+		}
+		agg_mode.destroy(agg);
+	}
 }
 
 Test(mode, ever_new_values_keep_memory_small)
