@@ -74,6 +74,7 @@ $(BIN): $(OBJECTS) $(BUILD)/main.o
 # keep them itself, with -DSWAG_TEST_COUNTERS, in place of their objects.
 TEST_COUNTED_hashtable = src/hashtable.c
 TEST_COUNTED_keytable = src/keytable.c src/hashtable.c
+TEST_COUNTED_ring = src/ring.c
 TEST_COUNTED_mode = src/agg_mode.c
 $(BUILD)/test_%: tests/unit/test_%.c $(wildcard tests/unit/*.h) tests/agg_steps.h $(OBJECTS) | test-deps
 	$(CC) $(ALL_CFLAGS) $(if $(TEST_COUNTED_$*),-DSWAG_TEST_COUNTERS) -Itests/unit \

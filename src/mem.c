@@ -45,6 +45,26 @@ mem_zalloc(size_t n)
 	return p != MAP_FAILED ? p : NULL;
 }
 
+void *
+mem_remap(void *p, size_t n, size_t size)
+{
+	void *q;
+
+	if (mem_fault())
+		return NULL;
+#ifdef MREMAP_MAYMOVE
+	q = mremap(p, n, size, MREMAP_MAYMOVE);
+	return q != MAP_FAILED ? q : NULL;
+#else
+	q = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (q == MAP_FAILED)
+		return NULL;
+	memcpy(q, p, n < size ? n : size);
+	(void)munmap(p, n);
+	return q;
+#endif
+}
+
 void
 mem_zfree(void *p, size_t n)
 {
