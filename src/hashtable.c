@@ -2,12 +2,16 @@
  * hashtable.c: the out-of-line parts of the hash table (see hashtable.h): allocating,
  * the moves of growing and shrinking, and searches of a moving table's old table.
  */
+#include "counters.h"
 #include "hashtable.h"
 #include "mem.h"
 
 #ifdef SWAG_TEST_COUNTERS
 struct hashtable_counters hashtable_counters;
 #endif
+
+/* Adds n to one of hashtable_counters (test builds only). */
+#define HASHTABLE_COUNT(field, n) TEST_COUNT(hashtable_counters.field, (n))
 
 /*
  * The old table's slots are named by their distance from the move's start, rel: the

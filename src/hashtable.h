@@ -113,9 +113,6 @@ struct hashtable_counters {
 	uint64_t passed, moved, probes, zeroed, unmapped;
 };
 extern struct hashtable_counters hashtable_counters;
-#define HASHTABLE_COUNT(field, n) ((void)(hashtable_counters.field += (n)))
-#else
-#define HASHTABLE_COUNT(field, n) ((void)0)
 #endif
 
 /* Makes an empty table with no slots yet (hashtable_reserve allocates them). */
