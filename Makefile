@@ -79,7 +79,9 @@ $(BIN): $(OBJECTS) $(BUILD)/main.o
 # Each unit test links the modules it exercises (all but main.o) and Criterion.  A test
 # that reads the counters kept only for tests (src/counters.h) compiles the modules that
 # keep them itself, with -DSWAG_TEST_COUNTERS, in place of their objects.
-TEST_COUNTED_keytable = src/keytable.c
+TEST_COUNTED_hashtable = src/hashtable.c
+TEST_COUNTED_keytable = src/keytable.c src/hashtable.c
+TEST_COUNTED_ring = src/ring.c
 TEST_COUNTED_mode = src/agg_mode.c
 TEST_COUNTED_minmax = src/agg_minmax.c
 $(BUILD)/test_%: tests/unit/test_%.c $(wildcard tests/unit/*.h) tests/agg_steps.h $(OBJECTS) | test-deps

@@ -394,8 +394,9 @@ multiset_matches(const void *slot, const void *key)
 	return load_hash(s->key) == *(const uint64_t *)key;
 }
 
+/* Grown at once (false): at most 2^P/8 keys, and lookups that search one table only. */
 static const struct hashtable_ops multiset_ops = { sizeof(struct multiset_slot),
-    multiset_occupied, multiset_hash };
+    multiset_occupied, multiset_hash, false };
 
 /* Counts one more of key; the table must have room for one more key. */
 static void

@@ -55,8 +55,9 @@ entry_matches(const void *slot, const void *key)
 	return e->hash == s->hash && e->len == s->len && swar_equal(e->key, s->key, s->len);
 }
 
+/* The key table moves its keys a step at a time: no insert pays for the whole table. */
 static const struct hashtable_ops entry_ops = { sizeof(struct entry), entry_occupied,
-    entry_hash };
+    entry_hash, true };
 
 /* The table's slot index. */
 static struct entry *
@@ -107,8 +108,26 @@ keytable_search(struct keytable *t, const char *key, size_t len, struct search *
 }
 
 /*
+ * The value of key, of that hash, which the table's slots do not hold, from the old
+ * table of a move under way (to which it moves), or NULL.  index is the free slot
+ * where the search of the slots ended.  The search comes by value: were its address
+ * taken, every lookup would store it (3 instructions a record with -g).
+ */
+static __attribute__((noinline)) void *
+keytable_find_old(struct keytable *t, uint64_t hash, const char *key, size_t len,
+    size_t index)
+{
+	struct search s = { hash, key, len };
+
+	if (!hashtable_find_old(&t->table, &entry_ops, hash, entry_matches, &s, index))
+		return NULL;
+	return entry_at(t, index)->value;
+}
+
+/*
  * Flattened: XXH3's public entry is too big for the compiler to inline by itself, and
- * its call cost -g 3 -w 1000 avg:2 4 instructions a record (callgrind).
+ * its call cost -g 3 -w 1000 avg:2 4 instructions a record (callgrind).  The old
+ * table's search is a tail call on the miss path, so that a hit saves no registers.
  */
 __attribute__((flatten)) void *
 keytable_find(struct keytable *t, const char *key, size_t len)
@@ -116,9 +135,11 @@ keytable_find(struct keytable *t, const char *key, size_t len)
 	struct search s;
 	size_t index;
 
-	if (!keytable_search(t, key, len, &s, &index))
+	if (keytable_search(t, key, len, &s, &index))
+		return entry_at(t, index)->value;
+	if (__builtin_expect(t->table.old.count == 0, 1))
 		return NULL;
-	return entry_at(t, index)->value;
+	return keytable_find_old(t, s.hash, key, len, index);
 }
 
 int
@@ -144,10 +165,12 @@ keytable_remove(struct keytable *t, const char *key, size_t len)
 	size_t index;
 	void *value;
 
-	if (!keytable_search(t, key, len, &s, &index))
+	if (!keytable_search(t, key, len, &s, &index) && (t->table.old.count == 0 ||
+	    !hashtable_find_old(&t->table, &entry_ops, s.hash, entry_matches, &s, index)))
 		return NULL;
 	value = entry_at(t, index)->value;
 	hashtable_remove(&t->table, &entry_ops, index);
+	hashtable_trim(&t->table, &entry_ops);
 	return value;
 }
 
@@ -166,9 +189,9 @@ keytable_probes(const struct keytable *t)
 #endif
 
 void
-keytable_each(const struct keytable *t, void (*visit)(void *value, void *context),
-    void *context)
+keytable_each(struct keytable *t, void (*visit)(void *value, void *context), void *context)
 {
+	hashtable_settle(&t->table, &entry_ops);
 	for (size_t i = 0; i < hashtable_capacity(&t->table); i++)
 		if (entry_occupied(entry_at(t, i)))
 			visit(entry_at(t, i)->value, context);

@@ -2,7 +2,8 @@
  * keytable.h: a hash table from byte strings (group keys) to pointers.
  *
  * It is hashtable.h's table with the key's hash, the caller's key and the value in
- * each slot: backward-shift deletion, so a table that sees keys come and go (groups
+ * each slot: growth and shrinking that move a few keys an operation, so no insert
+ * pays for the whole table; backward-shift deletion, so a table that sees keys come and go (groups
  * reclaimed in a long tail -f) keeps no tombstones, and the run's seed, so that keys
  * crafted to collide under one seed scatter under another and no input can make the
  * table quadratic.
@@ -32,7 +33,10 @@ void *keytable_find(struct keytable *table, const char *key, size_t len);
  */
 int keytable_insert(struct keytable *table, const char *key, size_t len, void *value);
 
-/* Removes key and returns its value, or NULL when it is not there. */
+/*
+ * Removes key and returns its value, or NULL when it is not there.  The table shrinks
+ * when it is mostly empty (hashtable_trim), a step at a time as it grows.
+ */
 void *keytable_remove(struct keytable *table, const char *key, size_t len);
 
 /* The number of keys. */
@@ -43,8 +47,11 @@ size_t keytable_count(const struct keytable *table);
 uint64_t keytable_probes(const struct keytable *table);
 #endif
 
-/* Calls visit(value, context) for every value, in no particular order. */
-void keytable_each(const struct keytable *table, void (*visit)(void *value, void *context),
+/*
+ * Calls visit(value, context) for every value, in no particular order, after
+ * finishing a move of the table's keys (hashtable_settle: work in the table's size).
+ */
+void keytable_each(struct keytable *table, void (*visit)(void *value, void *context),
     void *context);
 
 #endif /* SWAG_KEYTABLE_H */

@@ -2,6 +2,10 @@
  * mem.c: growing arrays, and the fault-injection seam of mem.h (compiled to nothing in
  * a normal build).
  */
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include "mem.h"
 
 int
@@ -22,6 +26,79 @@ mem_grow(void *items, size_t *cap, size_t need, size_t item_size, size_t first)
 		return -1;
 	*(void **)items = p;
 	*cap = new_cap;
+	return 0;
+}
+
+void *
+mem_zalloc(size_t n)
+{
+	void *p;
+
+	if (n < MEM_MAP_MIN) {
+		if ((p = mem_realloc(NULL, n)) != NULL)
+			memset(p, 0, n);
+		return p;
+	}
+	if (mem_fault())
+		return NULL;
+	p = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	return p != MAP_FAILED ? p : NULL;
+}
+
+void *
+mem_remap(void *p, size_t n, size_t size)
+{
+	void *q;
+
+	if (mem_fault())
+		return NULL;
+#ifdef MREMAP_MAYMOVE
+	q = mremap(p, n, size, MREMAP_MAYMOVE);
+	return q != MAP_FAILED ? q : NULL;
+#else
+	q = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (q == MAP_FAILED)
+		return NULL;
+	memcpy(q, p, n < size ? n : size);
+	(void)munmap(p, n);
+	return q;
+#endif
+}
+
+void
+mem_zfree(void *p, size_t n)
+{
+	if (p == NULL)
+		return;
+	if (n < MEM_MAP_MIN)
+		mem_free(p);
+	else
+		(void)munmap(p, n);
+}
+
+int
+mem_zfree_part(void *p, size_t *n)
+{
+	static size_t page;
+	size_t keep;
+
+	if (page == 0)
+		page = (size_t)sysconf(_SC_PAGESIZE);
+	/*
+	 * The end goes and the start stays mapped: shrinking a mapping from its end never
+	 * splits it, so munmap cannot fail for want of a map entry.  The start is
+	 * page-aligned, so keep is a whole number of pages; what is left stays at least
+	 * MEM_MAP_MIN, so that mem_zfree still knows the block for a mapped one.
+	 */
+	keep = *n >= MEM_MAP_MIN + MEM_FREE_STEP ? (*n - MEM_FREE_STEP + page - 1) /
+	    page * page : 0;
+	if (keep < MEM_MAP_MIN || keep >= *n) {
+		mem_zfree(p, *n);
+		*n = 0;
+		return 1;
+	}
+	(void)munmap((char *)p + keep, *n - keep);
+	*n = keep;
 	return 0;
 }
 

@@ -2,9 +2,11 @@
  * test_hashtable.c: the seeded hash table (hashtable.h) against a naive list of keys:
  * inserts, finds and deletions in random order, with real hashes and with hashes
  * made to collide (every probe run then long, and wrapping past the table's end), the
- * probe-run invariant that backward-shift deletion keeps checked after every change;
- * growth, trimming and clearing; and the seed, which scatters keys crafted to collide
- * under another.
+ * probe-run invariant that backward-shift deletion keeps checked after every change,
+ * in the table and in the old table of a move; growth, trimming and clearing; the
+ * work of every single operation while tables grow from 16 slots to millions and
+ * shrink back, counted (counters.h; the Makefile's TEST_COUNTED_hashtable); and the
+ * seed, which scatters keys crafted to collide under another.
  */
 #include <criterion/criterion.h>
 #include <stdint.h>
@@ -13,6 +15,7 @@
 #include <string.h>
 
 #include "hashtable.h"
+#include "mem.h"
 
 /* The test's slot: a key (0: free), the hash it was placed by, and a value. */
 struct slot {
@@ -40,7 +43,17 @@ slot_matches(const void *slot, const void *key)
 	return ((const struct slot *)slot)->key == *(const uint32_t *)key;
 }
 
-static const struct hashtable_ops ops = { sizeof(struct slot), slot_occupied, slot_hash };
+/* The table moves its keys a step at a time, as the key table's does. */
+static const struct hashtable_ops ops = { sizeof(struct slot), slot_occupied, slot_hash, true };
+
+/* hashtable_find, followed by hashtable_find_old while a move is under way. */
+static bool
+find(struct hashtable *t, uint64_t hash, const uint32_t *key, size_t *index)
+{
+	if (hashtable_find(t, &ops, hash, slot_matches, key, index))
+		return true;
+	return t->old.count != 0 && hashtable_find_old(t, &ops, hash, slot_matches, key, *index);
+}
 
 #define KEYS 700
 
@@ -73,13 +86,17 @@ colliding_hash(const struct hashtable *table, uint32_t k)
 
 /*
  * Checks the table against the naive list (value[k] != 0 when k is present): the
- * count, every slot holding a present key with its value, and the invariant that
- * makes every key reachable: no free slot between a key's home and its slot.
+ * count, every slot of the table and of the old table of a move holding a present key
+ * with its value, each key once, and the invariant that makes every key reachable: no
+ * free slot between a key's home and its slot (in the old table, between the later of
+ * its home and the move's first unmoved slot, and its slot).
  */
 static void
 check_table(const struct hashtable *t, const uint32_t *value, size_t present)
 {
-	size_t capacity = hashtable_capacity(t), seen = 0;
+	const struct hashtable_old *o = &t->old;
+	size_t capacity = hashtable_capacity(t), seen = 0, seen_old = 0;
+	bool in[KEYS + 1] = { false };
 
 	cr_assert_eq(t->count, present);
 	cr_assert_leq(2 * t->count, capacity, "more than half full");
@@ -92,13 +109,66 @@ check_table(const struct hashtable *t, const uint32_t *value, size_t present)
 		seen++;
 		cr_assert(s->key >= 1 && s->key <= KEYS);
 		cr_assert_eq(s->value, value[s->key], "key %u", s->key);
+		cr_assert_not(in[s->key], "key %u twice", s->key);
+		in[s->key] = true;
 		home = hashtable_home(t, s->hash);
 		for (size_t j = home; j != i; j = (j + 1) & t->mask)
 			cr_assert(slot_occupied(hashtable_slot(t, sizeof(struct slot), j)),
 			    "key %u at %zu: slot %zu of its run from %zu is free", s->key, i, j,
 			    home);
 	}
-	cr_assert_eq(seen, present);
+	if (o->count != 0) {
+		cr_assert_not_null(o->slots);
+		for (size_t rel = o->done; rel <= o->mask; rel++) {
+			const struct slot *s = (const struct slot *)(o->slots +
+			    ((o->start + rel) & o->mask) * sizeof(struct slot));
+			size_t home;
+
+			if (!slot_occupied(s))
+				continue;
+			seen_old++;
+			cr_assert(s->key >= 1 && s->key <= KEYS);
+			cr_assert_eq(s->value, value[s->key], "old key %u", s->key);
+			cr_assert_not(in[s->key], "key %u twice", s->key);
+			in[s->key] = true;
+			home = (((size_t)(s->hash >> o->shift)) - o->start) & o->mask;
+			for (size_t j = home < o->done ? o->done : home; j != rel; j++)
+				cr_assert(slot_occupied(o->slots + ((o->start + j) & o->mask) *
+				    sizeof(struct slot)), "old key %u: slot %zu of its run free",
+				    s->key, j);
+		}
+		cr_assert_eq(seen_old, o->count);
+	}
+	cr_assert_eq(seen + seen_old, present);
+}
+
+/* The counters' values before an operation, to measure the operation's own work. */
+static struct hashtable_counters before_op;
+
+/*
+ * Asserts that the operation since before_op did at most the work hashtable.h states
+ * for one: HASHTABLE_MOVE_STEP slots passed, as many moved and one more (a search's
+ * find in the old table), a small table's clearing, MEM_FREE_STEP bytes unmapped, and
+ * (when probes is not 0) at most probes slots examined by the moves and the old
+ * table's searches.
+ */
+static void
+check_op_work(uint64_t probes, const char *what, uint64_t step)
+{
+	const struct hashtable_counters *c = &hashtable_counters;
+
+	cr_assert_leq(c->passed - before_op.passed, HASHTABLE_MOVE_STEP, "%s %llu: passed",
+	    what, (unsigned long long)step);
+	cr_assert_leq(c->moved - before_op.moved, HASHTABLE_MOVE_STEP + 1, "%s %llu: moved %llu",
+	    what, (unsigned long long)step, (unsigned long long)(c->moved - before_op.moved));
+	cr_assert_leq(c->zeroed - before_op.zeroed, MEM_MAP_MIN + sizeof(struct slot),
+	    "%s %llu: zeroed", what, (unsigned long long)step);
+	cr_assert_leq(c->unmapped - before_op.unmapped, MEM_FREE_STEP, "%s %llu: unmapped",
+	    what, (unsigned long long)step);
+	if (probes != 0)
+		cr_assert_leq(c->probes - before_op.probes, probes, "%s %llu: %llu probes", what,
+		    (unsigned long long)step, (unsigned long long)(c->probes - before_op.probes));
+	before_op = *c;
 }
 
 /*
@@ -120,8 +190,12 @@ against_naive(key_hash *hash, unsigned seed, int steps)
 		uint64_t h = hash(&t, k);
 		int action = rand_r(&seed) % 3;
 		size_t index;
-		bool found = hashtable_find(&t, &ops, h, slot_matches, &k, &index);
-		struct slot *s = hashtable_slot(&t, sizeof(struct slot), index);
+		bool found;
+		struct slot *s;
+
+		before_op = hashtable_counters;
+		found = find(&t, h, &k, &index);
+		s = hashtable_slot(&t, sizeof(struct slot), index);
 
 		cr_assert_eq(found, value[k] != 0, "step %d key %u", step, k);
 		if (found) {
@@ -147,6 +221,7 @@ against_naive(key_hash *hash, unsigned seed, int steps)
 		} else {
 			continue;
 		}
+		check_op_work(0, "step", (uint64_t)step);
 		check_table(&t, value, present);
 	}
 	hashtable_free(&t);
@@ -196,12 +271,12 @@ Test(hashtable, backward_shift_keeps_keys_reachable)
 		    (struct slot){ hashes[k - 1], k, k };
 	}
 	k = 1;
-	cr_assert(hashtable_find(&t, &ops, hashes[0], slot_matches, &k, &index));
+	cr_assert(find(&t, hashes[0], &k, &index));
 	cr_assert_eq(index, 14);
 	hashtable_remove(&t, &ops, index);
-	cr_assert_not(hashtable_find(&t, &ops, hashes[0], slot_matches, &k, &index));
+	cr_assert_not(find(&t, hashes[0], &k, &index));
 	for (k = 2; k <= 5; k++) {
-		cr_assert(hashtable_find(&t, &ops, hashes[k - 1], slot_matches, &k, &index));
+		cr_assert(find(&t, hashes[k - 1], &k, &index));
 		cr_assert_eq(index, after[k - 2], "key %u", k);
 	}
 	cr_assert_not(slot_occupied(hashtable_slot(&t, sizeof(struct slot), 2)));
@@ -224,21 +299,27 @@ Test(hashtable, growth_trim_and_clear)
 	for (uint32_t k = 1; k <= 1000; k++) {
 		uint64_t h = text_hash(&t, k);
 
-		cr_assert_not(hashtable_find(&t, &ops, h, slot_matches, &k, &index));
+		cr_assert_not(find(&t, h, &k, &index));
 		*(struct slot *)hashtable_claim(&t, sizeof(struct slot), index) =
 		    (struct slot){ h, k, k };
 	}
 	hashtable_trim(&t, &ops);
 	cr_assert_eq(hashtable_capacity(&t), 2048, "half full: no trim");
 	for (uint32_t k = 1; k <= 990; k++) {
-		cr_assert(hashtable_find(&t, &ops, text_hash(&t, k), slot_matches, &k, &index));
+		cr_assert(find(&t, text_hash(&t, k), &k, &index));
 		hashtable_remove(&t, &ops, index);
 		hashtable_trim(&t, &ops);
 	}
-	/* Ten keys: trimmed while under an eighth full, down to 64 slots. */
+	/*
+	 * Ten keys: trimmed while under an eighth full, down to 64 slots, once the moves
+	 * that trimming starts have taken their steps, one a call.
+	 */
+	for (int i = 0; i < 1000; i++)
+		hashtable_trim(&t, &ops);
 	cr_assert_eq(hashtable_capacity(&t), 64);
+	cr_assert_null(t.old.slots);
 	for (uint32_t k = 991; k <= 1000; k++) {
-		cr_assert(hashtable_find(&t, &ops, text_hash(&t, k), slot_matches, &k, &index));
+		cr_assert(find(&t, text_hash(&t, k), &k, &index));
 		cr_assert_eq(((struct slot *)hashtable_slot(&t, sizeof(struct slot), index))->value,
 		    k);
 	}
@@ -246,7 +327,120 @@ Test(hashtable, growth_trim_and_clear)
 	cr_assert_eq(t.count, 0);
 	cr_assert_eq(hashtable_capacity(&t), 64);
 	for (uint32_t k = 991; k <= 1000; k++)
-		cr_assert_not(hashtable_find(&t, &ops, text_hash(&t, k), slot_matches, &k, &index));
+		cr_assert_not(find(&t, text_hash(&t, k), &k, &index));
+	hashtable_free(&t);
+}
+
+/* The hash of key k of work_per_operation: of its four bytes. */
+static uint64_t
+int_hash(const struct hashtable *table, uint32_t k)
+{
+	return hashtable_hash_bytes(table, &k, sizeof(k));
+}
+
+/* The slots that one operation of work_per_operation may examine in all (81 seen). */
+#define OP_PROBES 256
+
+/*
+ * Grows a table from 16 slots to 2^21 (a million keys, each insert preceded by the
+ * search that misses it and followed by a search for an earlier key, which may find
+ * it in the old table of a move), then removes every key, trimming after each, down
+ * to 16 slots: no single operation passes, moves, clears or unmaps more than its
+ * bound, and every key is where the naive model says at checkpoints.  A growth that
+ * rebuilt the table at once would move half a million keys in one insert.
+ */
+Test(hashtable, work_per_operation)
+{
+	enum { N = 1 << 20 };
+	struct hashtable t;
+	static uint32_t value[N + 1];
+	uint64_t max_probes = 0, last;
+	unsigned seed = 3;
+	size_t index;
+
+	hashtable_init(&t, 11);
+	cr_assert_eq(hashtable_reserve(&t, &ops, 0), 0);
+	before_op = hashtable_counters;
+	for (uint32_t k = 1; k <= N; k++) {
+		uint64_t h = int_hash(&t, k);
+		uint32_t earlier = 1 + (uint32_t)rand_r(&seed) % k;
+
+		last = hashtable_counters.probes;
+		cr_assert_not(find(&t, h, &k, &index));
+		cr_assert_eq(hashtable_make_room(&t, &ops, h, &index), 0);
+		*(struct slot *)hashtable_claim(&t, sizeof(struct slot), index) =
+		    (struct slot){ h, k, k };
+		value[k] = k;
+		if (hashtable_counters.probes - last > max_probes)
+			max_probes = hashtable_counters.probes - last;
+		check_op_work(OP_PROBES, "insert", k);
+		cr_assert(find(&t, int_hash(&t, earlier), &earlier, &index));
+		cr_assert_eq(((struct slot *)hashtable_slot(&t, sizeof(struct slot), index))->value,
+		    earlier);
+		check_op_work(OP_PROBES, "find", k);
+	}
+	cr_assert_eq(hashtable_capacity(&t), (size_t)1 << 21);
+	for (uint32_t i = 0; i < N; i++) {
+		/* Every key once, in an order of their own (the stride is odd). */
+		uint32_t k = 1 + (uint32_t)(((uint64_t)i * 2654435761u) % N);
+
+		last = hashtable_counters.probes;
+		cr_assert(find(&t, int_hash(&t, k), &k, &index),
+		    "key %u", k);
+		hashtable_remove(&t, &ops, index);
+		hashtable_trim(&t, &ops);
+		value[k] = 0;
+		if (hashtable_counters.probes - last > max_probes)
+			max_probes = hashtable_counters.probes - last;
+		check_op_work(OP_PROBES, "remove", i);
+		if (i % (N / 8) == N / 16) {
+			for (uint32_t j = 1; j <= N; j++)
+				cr_assert_eq(find(&t, int_hash(&t, j), &j, &index), value[j] != 0,
+				    "key %u after %u removals", j, i);
+			before_op = hashtable_counters;
+		}
+	}
+	for (int i = 0; i < 1000; i++) {
+		hashtable_trim(&t, &ops);
+		check_op_work(OP_PROBES, "trim", (uint64_t)i);
+	}
+	cr_assert_eq(t.count, 0);
+	cr_assert_eq(hashtable_capacity(&t), 16);
+	cr_assert_null(t.old.slots);
+	cr_log_info("work_per_operation: at most %llu probes an operation",
+	    (unsigned long long)max_probes);
+	hashtable_free(&t);
+}
+
+/*
+ * A table whose ops do not move (mode's, distinct's) grows and shrinks at once: no old
+ * table is left for a search to miss a key in.
+ */
+Test(hashtable, grows_at_once_without_moves)
+{
+	static const struct hashtable_ops at_once = { sizeof(struct slot), slot_occupied,
+	    slot_hash, false };
+	struct hashtable t;
+	size_t index;
+
+	hashtable_init(&t, 5);
+	cr_assert_eq(hashtable_reserve(&t, &at_once, 0), 0);
+	for (uint32_t k = 1; k <= 5000; k++) {
+		uint64_t h = int_hash(&t, k);
+
+		cr_assert_not(hashtable_find(&t, &at_once, h, slot_matches, &k, &index));
+		cr_assert_eq(hashtable_make_room(&t, &at_once, h, &index), 0);
+		*(struct slot *)hashtable_claim(&t, sizeof(struct slot), index) =
+		    (struct slot){ h, k, k };
+		cr_assert_null(t.old.slots);
+	}
+	for (uint32_t k = 1; k <= 5000; k++) {
+		cr_assert(hashtable_find(&t, &at_once, int_hash(&t, k), slot_matches, &k, &index));
+		hashtable_remove(&t, &at_once, index);
+		hashtable_trim(&t, &at_once);
+		cr_assert_null(t.old.slots);
+	}
+	cr_assert_eq(hashtable_capacity(&t), 16);
 	hashtable_free(&t);
 }
 
@@ -264,7 +458,7 @@ probes_of(struct hashtable *t, const uint64_t *hashes, uint32_t n)
 		    (struct slot){ hashes[k - 1], k, k };
 	}
 	for (uint32_t k = 1; k <= n; k++) {
-		cr_assert(hashtable_find(t, &ops, hashes[k - 1], slot_matches, &k, &index));
+		cr_assert(find(t, hashes[k - 1], &k, &index));
 		probes += hashtable_probe_length(t, hashes[k - 1], index);
 	}
 	return probes;

@@ -1,7 +1,8 @@
 /*
- * test_keytable.c: the group-key table against a naive map, and against flooding.
- * Built with -DSWAG_TEST_COUNTERS (the Makefile's TEST_COUNTED_keytable), for
- * keytable_probes.
+ * test_keytable.c: the group-key table against a naive map, against flooding, and the
+ * work of each operation while it grows past a million keys and shrinks back.  Built
+ * with -DSWAG_TEST_COUNTERS (the Makefile's TEST_COUNTED_keytable), for keytable_probes
+ * and hashtable.h's counters.
  */
 #include <criterion/criterion.h>
 #include <stdio.h>
@@ -9,7 +10,9 @@
 #include <string.h>
 
 #include "hash.h"
+#include "hashtable.h"
 #include "keytable.h"
+#include "mem.h"
 #include "swar.h"
 
 #define KEYS 600
@@ -129,4 +132,96 @@ Test(keytable, word_compare_against_memcmp)
 		free(a);
 		free(b);
 	}
+}
+
+/* The work counted so far: the table's probes and its moves' (hashtable.h's counters). */
+struct work {
+	uint64_t probes, passed, moved, zeroed, unmapped;
+};
+
+static struct work
+work_now(const struct keytable *t)
+{
+	const struct hashtable_counters *c = &hashtable_counters;
+
+	return (struct work){ keytable_probes(t) + c->probes, c->passed, c->moved, c->zeroed,
+	    c->unmapped };
+}
+
+/* The slots one operation of bounded_work may examine in all, searches and moves. */
+#define OP_PROBES 256
+
+/*
+ * Asserts that the operation since *before did at most one operation's work, and makes
+ * *before now: HASHTABLE_MOVE_STEP slots passed, one more moved (a find's key found in
+ * the old table), a small table's clearing, MEM_FREE_STEP bytes unmapped, OP_PROBES
+ * slots examined.  Returns the probes.
+ */
+static uint64_t
+check_work(const struct keytable *t, struct work *before, const char *what, unsigned i)
+{
+	struct work now = work_now(t);
+	uint64_t probes = now.probes - before->probes;
+
+	cr_assert_leq(now.passed - before->passed, HASHTABLE_MOVE_STEP, "%s %u", what, i);
+	cr_assert_leq(now.moved - before->moved, HASHTABLE_MOVE_STEP + 1, "%s %u: moved %llu",
+	    what, i, (unsigned long long)(now.moved - before->moved));
+	cr_assert_leq(now.zeroed - before->zeroed, MEM_MAP_MIN + 32, "%s %u: zeroed", what, i);
+	cr_assert_leq(now.unmapped - before->unmapped, MEM_FREE_STEP, "%s %u: unmapped", what, i);
+	cr_assert_leq(probes, OP_PROBES, "%s %u: %llu probes", what, i, (unsigned long long)probes);
+	*before = now;
+	return probes;
+}
+
+/*
+ * 1,200,000 keys inserted (the table grows past 2^20 keys to 2^22 slots), each insert
+ * followed by a find of an earlier key, then all removed in an order of their own,
+ * which shrinks the table back: no single operation does more than one operation's
+ * work, counted, and finds agree with the naive model at checkpoints.  The table that
+ * rebuilt itself at once moved 2^20 keys in one insert.
+ */
+Test(keytable, bounded_work)
+{
+	enum { N = 1200000 };
+	static char names[N][12];
+	static bool present[N];
+	struct keytable *t = keytable_create(9);
+	struct work before;
+	uint64_t most = 0, probes;
+	unsigned seed = 8;
+
+	cr_assert_not_null(t);
+	before = work_now(t);
+	for (unsigned k = 0; k < N; k++) {
+		unsigned earlier = (unsigned)rand_r(&seed) % (k + 1);
+
+		snprintf(names[k], sizeof(names[k]), "k%u", k);
+		cr_assert_null(keytable_find(t, names[k], strlen(names[k])));
+		cr_assert_eq(keytable_insert(t, names[k], strlen(names[k]), names[k]), 0);
+		present[k] = true;
+		if ((probes = check_work(t, &before, "insert", k)) > most)
+			most = probes;
+		cr_assert_eq(keytable_find(t, names[earlier], strlen(names[earlier])),
+		    names[earlier], "key %u", earlier);
+		if ((probes = check_work(t, &before, "find", k)) > most)
+			most = probes;
+	}
+	cr_assert_eq(keytable_count(t), N);
+	for (unsigned i = 0; i < N; i++) {
+		unsigned k = (unsigned)(((uint64_t)i * 2654435761u) % N);
+
+		cr_assert_eq(keytable_remove(t, names[k], strlen(names[k])), names[k], "key %u", k);
+		present[k] = false;
+		if ((probes = check_work(t, &before, "remove", i)) > most)
+			most = probes;
+		if (i % (N / 4) == N / 8) {
+			for (unsigned j = 0; j < N; j++)
+				cr_assert_eq(keytable_find(t, names[j], strlen(names[j])),
+				    present[j] ? names[j] : NULL, "key %u after %u removals", j, i);
+			before = work_now(t);
+		}
+	}
+	cr_assert_eq(keytable_count(t), 0);
+	cr_log_info("bounded_work: at most %llu probes an operation", (unsigned long long)most);
+	keytable_destroy(t);
 }

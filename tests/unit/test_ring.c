@@ -1,12 +1,14 @@
 /*
  * test_ring.c: the growable ring (ring.h) against a naive queue: positions kept across
- * growth and shrinking, wrap-around, pops from both ends, and elements of many sizes.
+ * growth and shrinking, wrap-around, pops from both ends, and elements of many sizes,
+ * in small rings and in mapped ones; and the bytes a filling ring copies, counted.
  */
 #include <criterion/criterion.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "mem.h"
 #include "ring.h"
 
 /* Fills element (size bytes) with a pattern made from its position. */
@@ -44,7 +46,7 @@ check_all(const struct ring *ring, size_t size, uint64_t head, uint64_t tail)
  * from 1 to 40 bytes: every element stays at its position, whatever the ring did.
  */
 static void
-random_run(size_t size, unsigned seed)
+random_run(size_t size, unsigned seed, int steps, int most)
 {
 	struct ring ring;
 	uint64_t head = 0, tail = 0;
@@ -52,11 +54,11 @@ random_run(size_t size, unsigned seed)
 
 	ring_init(&ring);
 	cr_assert_eq(ring.cap, 0);
-	for (int step = 0; step < 20000; step++) {
+	for (int step = 0; step < steps; step++) {
 		int r = rand_r(&seed) % 100;
 
 		if (step % 500 == 0)
-			target = (size_t)rand_r(&seed) % (rand_r(&seed) % 2 ? 20 : 1500);
+			target = (size_t)rand_r(&seed) % (rand_r(&seed) % 2 ? 20 : most);
 		if (tail - head < target ? r < 70 : r < 30) {
 			unsigned char *slot = ring_push(&ring, size);
 
@@ -84,7 +86,55 @@ random_run(size_t size, unsigned seed)
 Test(ring, many_sizes_against_a_naive_queue)
 {
 	for (size_t size = 1; size <= 40; size++)
-		random_run(size, (unsigned)size * 7919);
+		random_run(size, (unsigned)size * 7919, 20000, 1500);
+}
+
+/*
+ * The same with rings of up to 20,000 elements, past MEM_MAP_MIN bytes: mapped rings
+ * that grow in place with their elements wrapped (only those whose slot changes
+ * move), and shrink into a smaller block.
+ */
+Test(ring, mapped_rings_against_a_naive_queue)
+{
+	for (size_t size = 8; size <= 40; size += 16)
+		random_run(size, (unsigned)size * 31, 200000, 20000);
+}
+
+/*
+ * A row window filling: 2^21 elements of 24 bytes pushed from position 0, as every
+ * aggregate's ring fills; past MEM_MAP_MIN bytes the ring grows in place and copies
+ * nothing, so no push copies more than MEM_MAP_MIN bytes (doubling by copying moved
+ * 24 MB in the last growth), and all of them less than twice that (the small rings'
+ * doublings).  Counted with
+ * ring.c's ring_bytes_copied (the Makefile's TEST_COUNTED_ring).
+ */
+Test(ring, filling_copies_at_most_a_small_ring)
+{
+	struct ring ring;
+	uint64_t before = ring_bytes_copied, last;
+
+	ring_init(&ring);
+	for (uint64_t pos = 0; pos < (UINT64_C(1) << 21); pos++) {
+		uint64_t *slot;
+
+		last = ring_bytes_copied;
+		cr_assert_not_null(slot = ring_push(&ring, 24));
+		slot[0] = pos;
+		slot[2] = ~pos;
+		cr_assert_leq(ring_bytes_copied - last, MEM_MAP_MIN, "push %llu",
+		    (unsigned long long)pos);
+	}
+	cr_assert_lt(ring_bytes_copied - before, 2 * MEM_MAP_MIN);
+	cr_assert_eq(ring.cap, UINT64_C(1) << 21);
+	cr_assert_neq(ring.mapped, 0);
+	for (uint64_t pos = 0; pos < (UINT64_C(1) << 21); pos++) {
+		const uint64_t *slot = ring_at(&ring, 24, pos);
+
+		cr_assert(slot[0] == pos && slot[2] == ~pos, "position %llu",
+		    (unsigned long long)pos);
+	}
+	ring_free(&ring);
+	cr_assert_eq(ring.mapped, 0);
 }
 
 /*
@@ -151,6 +201,36 @@ Test(ring, growth_keeps_positions_after_wrapping)
 	cr_assert_eq(ring.cap, 8192);
 	cr_assert_eq(RING_FRONT(&ring, struct element)->pos, 100);
 	cr_assert_eq(RING_BACK(&ring, struct element)->pos, 5099);
+	ring_free(&ring);
+}
+
+/*
+ * The same for a mapped ring, which grows in place: 4,096 elements of 40 bytes (160
+ * KiB), 1,000 popped and as many pushed, so that the ring has wrapped when the next
+ * push grows it: the elements past the wrap move up by the old cap, the others stay,
+ * and only those are copied.
+ */
+Test(ring, mapped_growth_keeps_positions_after_wrapping)
+{
+	struct ring ring;
+	uint64_t copied;
+
+	ring_init(&ring);
+	for (uint64_t pos = 0; pos < 5096; pos++) {
+		if (pos == 4096)
+			ring.head = 1000;
+		cr_assert_not_null(ring_push(&ring, 40));
+		fill(ring_at(&ring, 40, pos), 40, pos);
+	}
+	cr_assert_eq(ring.cap, 4096);
+	cr_assert_neq(ring.mapped, 0);
+	copied = ring_bytes_copied;
+	cr_assert_not_null(ring_push(&ring, 40));
+	fill(ring_at(&ring, 40, 5096), 40, 5096);
+	cr_assert_eq(ring.cap, 8192);
+	/* Positions 4096..5095 were in slots 0..999 and are now in 4096..5095. */
+	cr_assert_eq(ring_bytes_copied - copied, 1000 * 40);
+	check_all(&ring, 40, 1000, 5097);
 	ring_free(&ring);
 }
 
