@@ -19,11 +19,16 @@
 /* Every unit counted, by whichever counter: the instrumented build's (src/work.h). */
 extern uint64_t work_units;
 #define TEST_COUNT(counter, n) ((void)((counter) += (n), work_units += (uint64_t)(n)))
+/* A count of bytes (copied, cleared, unmapped) is work of one unit per 64. */
+#define TEST_COUNT_BYTES(counter, n) \
+	((void)((counter) += (n), work_units += ((uint64_t)(n) + 63) / 64))
 #else
 #define TEST_COUNT(counter, n) ((void)((counter) += (n)))
+#define TEST_COUNT_BYTES(counter, n) TEST_COUNT(counter, n)
 #endif
 #else
 #define TEST_COUNT(counter, n) ((void)0)
+#define TEST_COUNT_BYTES(counter, n) ((void)0)
 #endif
 
 #endif /* SWAG_COUNTERS_H */

@@ -12,6 +12,7 @@ struct hashtable_counters hashtable_counters;
 
 /* Adds n to one of hashtable_counters (test builds only). */
 #define HASHTABLE_COUNT(field, n) TEST_COUNT(hashtable_counters.field, (n))
+#define HASHTABLE_COUNT_BYTES(field, n) TEST_COUNT_BYTES(hashtable_counters.field, (n))
 
 /*
  * The old table's slots are named by their distance from the move's start, rel: the
@@ -67,7 +68,7 @@ hashtable_old_remove(struct hashtable_old *old, const struct hashtable *table,
 		}
 	}
 	memset(hashtable_old_slot(old, size, hole), 0, size);
-	HASHTABLE_COUNT(zeroed, size);
+	HASHTABLE_COUNT_BYTES(zeroed, size);
 }
 
 bool
@@ -97,7 +98,8 @@ hashtable_find_old(struct hashtable *table, const struct hashtable_ops *ops, uin
 static void
 free_step(struct hashtable_old *old)
 {
-	HASHTABLE_COUNT(unmapped, old->bytes < MEM_FREE_STEP ? old->bytes : MEM_FREE_STEP);
+	HASHTABLE_COUNT_BYTES(unmapped,
+	    old->bytes < MEM_FREE_STEP ? old->bytes : MEM_FREE_STEP);
 	if (mem_zfree_part(old->slots, &old->bytes))
 		memset(old, 0, sizeof(*old));
 }
@@ -176,7 +178,7 @@ hashtable_resize(struct hashtable *table, const struct hashtable_ops *ops, unsig
 	    (slots = mem_zalloc(bytes)) == NULL)
 		return -1;
 	if (bytes < MEM_MAP_MIN)
-		HASHTABLE_COUNT(zeroed, bytes);
+		HASHTABLE_COUNT_BYTES(zeroed, bytes);
 	/* Rare: a move not finished before the next must begin (see hashtable.h). */
 	if (table->old.slots != NULL)
 		hashtable_settle(table, ops);

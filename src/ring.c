@@ -33,7 +33,7 @@ place(const struct ring *ring, size_t size, const unsigned char *from, uint64_t 
 		if (from == to && f == t)
 			continue;
 		memcpy(to + (size_t)t * size, from + (size_t)f * size, (size_t)run * size);
-		TEST_COUNT(ring_bytes_copied, run * size);
+		TEST_COUNT_BYTES(ring_bytes_copied, run * size);
 	}
 }
 

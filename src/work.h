@@ -4,8 +4,9 @@
  * for make bench's table of the most work of any single record.
  *
  * A unit of work is whatever a structure counts with TEST_COUNT (src/counters.h):
- * combines of the two-stack, probes and slots moved of the hash tables, elements copied
- * by a ring's growth, comparisons of the heaps and the deque.  The build adds every such
+ * combines of the two-stack, probes and slots moved of the hash tables, comparisons of
+ * the heaps and the deque, levels of a sift, entries copied; and 64 bytes of what
+ * TEST_COUNT_BYTES counts (copied, cleared, unmapped).  The build adds every such
  * unit to work_units as well, and the pipeline charges what was counted since the last
  * charge to a record of its batch: the key table's work to the record whose key it
  * looked up, a window's to the record of its step (window.c moves a window one step
