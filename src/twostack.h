@@ -47,8 +47,9 @@
  * * f, a pop c, and when the steps end b <= f, so b <= c * f + c then, except when the
  * count has just passed TWOSTACK_EAGER_MAX: there it turns and finishes at once (at
  * most TWOSTACK_EAGER_MAX combines).  A window of at most TWOSTACK_EAGER_MAX elements
- * never turns and flips as above, each flip costing at most that many combines.  So no
- * push, pop or eval does more than TWOSTACK_EAGER_MAX combines, and beyond the first
+ * never turns and flips as above, each flip costing fewer combines than its elements.
+ * So no push, pop or eval does more than TWOSTACK_EAGER_MAX + 1 combines (a push and a
+ * flip of TWOSTACK_EAGER_MAX + 1 elements), and beyond the first
  * turn of a large window at most 1 + 1 + c (a push, the step's).  Turned at b > c * f,
  * a sliding window combines each element 2 + (c + 1) / c times, 3.33 with c = 3, 4
  * with c = 1 (swag -w 1000000 var: 513.4 instructions a record with c = 3, 532.9 with
@@ -105,8 +106,9 @@ union twostack_agg {
 };
 
 /*
- * The most elements of a window that flips, and the most combines of any push, pop or
- * eval.  A flip of 16,384 avg aggregates takes about 0.1 ms, var's 0.2 ms.
+ * The most elements of a window that flips, and with one more, the most combines of
+ * any push, pop or eval.  A flip of 16,384 avg aggregates takes about 0.1 ms, var's
+ * 0.2 ms.
  */
 #define TWOSTACK_EAGER_MAX 16384
 
