@@ -74,6 +74,7 @@ $(BIN): $(OBJECTS) $(BUILD)/main.o
 # keep them itself, with -DSWAG_TEST_COUNTERS, in place of their objects.
 TEST_COUNTED_keytable = src/keytable.c
 TEST_COUNTED_mode = src/agg_mode.c
+TEST_COUNTED_agg = src/agg_monoid.c src/agg_ends.c
 $(BUILD)/test_%: tests/unit/test_%.c $(wildcard tests/unit/*.h) tests/agg_steps.h $(OBJECTS) | test-deps
 	$(CC) $(ALL_CFLAGS) $(if $(TEST_COUNTED_$*),-DSWAG_TEST_COUNTERS) -Itests/unit \
 		$(LDFLAGS) -o $@ $< $(TEST_COUNTED_$*) \
