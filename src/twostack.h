@@ -28,17 +28,18 @@
  * 12 ms for avg and 18 ms for var in one record.  So a window of more than
  * TWOSTACK_EAGER_MAX elements spreads it (DABA Lite: Tangwongsan, Hirzel and
  * Schneider, "In-order sliding-window aggregation in worst-case constant time", VLDB
- * Journal 2021).  As soon as the back outgrows the front there, the back is "turned"
- * in O(1): it joins the front, and the following pushes and pops each do one step of
- * two combines that finish the front's slots before the pops reach them:
+ * Journal 2021).  As soon as the back outgrows c = TWOSTACK_TURN_RATIO times the
+ * front there, the back is "turned" in O(1): it joins the front, and the following
+ * pushes and pops each do one step of 1 + c combines that finish the front's slots
+ * before the pops reach them:
  *
  *     head        l          r             a             mid            tail
  *     [ done     )[ old front )[ old back   )[ old back   )[ back        )
  *      S(i, mid)   S(i, r)      units         S(i, mid)     units
  *
  * S(i, j) being the aggregate of the elements at positions i to j - 1, and mid_agg
- * S(r, mid).  A step finishes slot l (combine(slot l, mid_agg)) and the c =
- * TWOSTACK_TURN_RATIO slots below a (each combine(slot a - 1, slot a)), and the turn
+ * S(r, mid).  A step finishes slot l (combine(slot l, mid_agg)) and the c slots
+ * below a (each combine(slot a - 1, slot a)), and the turn
  * itself takes one.  Turned when the back b and the front f have b <= c * (f + 1) + 1,
  * the old front's f slots and the old back's b - 1 are done within the steps of the f
  * pops that reach them, so slot head is always S(head, mid) and eval stays as above.
@@ -52,10 +53,13 @@
  * flip of TWOSTACK_EAGER_MAX + 1 elements), and beyond the first
  * turn of a large window at most 1 + 1 + c (a push, the step's).  Turned at b > c * f,
  * a sliding window combines each element 2 + (c + 1) / c times, 3.33 with c = 3, 4
- * with c = 1 (swag -w 1000000 var: 513.4 instructions a record with c = 3, 532.9 with
- * 1, 477.9 with the flip alone; avg 463.6, 473.4 and 444.4).  The flip combines it 3
- * times, which is why a window of at most TWOSTACK_EAGER_MAX keeps it (swag -w 1000
- * avg 461 instructions a record either way).
+ * with c = 1 (swag -w 1000000 var over 3,000,000 numbers: 513.4 instructions a record
+ * with c = 3, 532.9 with 1, 477.9 with the flip alone; avg 463.6, 473.4 and 444.4).
+ * The flip combines it 3 times, which is why a window of at most TWOSTACK_EAGER_MAX
+ * keeps it (swag -w 1000 avg 461 instructions a record either way).  The steps of a
+ * row window run in monoid.h's runs; a time window's busy steps are single steps
+ * (swag -t 1 -w 1h avg:2, 360,000 records in the window: 762.7 to 828.1 instructions
+ * a record).
  *
  * Every result is a combination of the window's elements only: a NaN or a rounding
  * error leaves the window with the element that caused it.  combine() is always
@@ -276,10 +280,7 @@ twostack_turn(struct twostack *ts, const struct twostack_ops *ops)
 	while (back > TWOSTACK_TURN_RATIO * (front + 1) + 1 && ts->busy);
 }
 
-/*
- * Ends every push and pop: a busy window takes its step; a window of more than
- * TWOSTACK_EAGER_MAX elements whose back outgrew its front turns.
- */
+/* twostack_settle's work, for a busy or a large window. */
 static __attribute__((noinline, unused)) void
 twostack_settle_slow(struct twostack *ts, const struct twostack_ops *ops)
 {
@@ -291,6 +292,12 @@ twostack_settle_slow(struct twostack *ts, const struct twostack_ops *ops)
 		twostack_turn(ts, ops);
 }
 
+/*
+ * Ends every push and pop: a busy window takes its step; a window of more than
+ * TWOSTACK_EAGER_MAX elements whose back outgrew TWOSTACK_TURN_RATIO times its front
+ * turns.  The work is out of line (twostack_settle_slow), one test inline: inlined
+ * whole, it cost swag -g 3 -w 1000 avg:2 about 1 instruction a record.
+ */
 TWOSTACK_INLINE void
 twostack_settle(struct twostack *ts, const struct twostack_ops *ops)
 {
