@@ -38,6 +38,7 @@
 #include "agg_distinct.h"
 #include "agg_mode.h"
 #include "agg_quantile.h"
+#include "monoid.h"
 #include "numparse.h"
 
 #define U (DBL_EPSILON / 2)
@@ -698,6 +699,255 @@ Test(agg, row_runs_match_naive)
 				if (kinds[k] != &agg_rate || hows[h] != ROW_BATCHES)
 					move_against_naive(kinds[k], windows[j], &seed,
 					    random_value, hows[h]);
+}
+
+/*
+ * Windows of more than TWOSTACK_EAGER_MAX records, where the two-stack kinds turn
+ * rather than flip (twostack.h, "Bounded work"), against an exact naive window: integer
+ * values, so that sum, count, avg, first, last, delta, min, max and rate are exact in
+ * any grouping, var within 1e-9 of the naive one.  The naive window keeps its sums,
+ * its numbers' positions and rate's increase as they change; min and max are scanned
+ * at every 31st record.  Each kind's combines are counted (src/counters.h): a record
+ * of a row window costs at most 2 * (1 + TWOSTACK_TURN_RATIO) + 2, one of a time
+ * window that evicts e records 5 * (e + 1) + 1, but where the window flips (it held
+ * at most TWOSTACK_EAGER_MAX + 1 records) or has just passed that size.
+ */
+#define BIG_MAX 80000
+
+struct big_naive {
+	int64_t value[BIG_MAX];	/* by position % BIG_MAX */
+	bool present[BIG_MAX];
+	int64_t time[BIG_MAX];
+	uint64_t head, tail;	/* the positions held */
+	int64_t sum, sq;	/* of the numbers held */
+	uint64_t n;
+	uint64_t num[BIG_MAX];	/* the numbers' positions, oldest first, by index % BIG_MAX */
+	uint64_t num_head, num_tail;
+	int64_t increase;	/* rate's, between the numbers held */
+};
+
+static int64_t
+big_step(int64_t prev, int64_t x)
+{
+	return x < prev ? x : x - prev;
+}
+
+static void
+big_push(struct big_naive *w, bool present, int64_t x, int64_t time)
+{
+	uint64_t p = w->tail++;
+
+	cr_assert_lt(w->tail - w->head, BIG_MAX);
+	w->value[p % BIG_MAX] = x;
+	w->present[p % BIG_MAX] = present;
+	w->time[p % BIG_MAX] = time;
+	if (!present)
+		return;
+	if (w->num_tail > w->num_head)
+		w->increase += big_step(w->value[w->num[(w->num_tail - 1) % BIG_MAX] % BIG_MAX],
+		    x);
+	w->num[w->num_tail++ % BIG_MAX] = p;
+	w->sum += x;
+	w->sq += x * x;
+	w->n++;
+}
+
+static void
+big_evict(struct big_naive *w)
+{
+	uint64_t p = w->head++;
+
+	if (!w->present[p % BIG_MAX])
+		return;
+	w->num_head++;
+	if (w->num_tail > w->num_head)
+		w->increase -= big_step(w->value[p % BIG_MAX],
+		    w->value[w->num[w->num_head % BIG_MAX] % BIG_MAX]);
+	w->sum -= w->value[p % BIG_MAX];
+	w->sq -= w->value[p % BIG_MAX] * w->value[p % BIG_MAX];
+	w->n--;
+}
+
+/* Checks result r of kind against the naive window; scan: min and max too. */
+static void
+big_check(const struct agg_kind *kind, const struct big_naive *w, const struct agg_result *r,
+    bool scan, uint64_t record)
+{
+	int64_t first = 0, last = 0;
+	double want;
+
+	if (kind == &agg_count) {
+		uint64_t n = 0;
+
+		for (uint64_t p = w->head; scan && p < w->tail; p++)
+			n += w->present[p % BIG_MAX];
+		cr_assert_eq(r->kind, AGG_RESULT_COUNT);
+		if (scan)
+			cr_assert_eq(r->count, n, "count, record %" PRIu64, record);
+		cr_assert_eq(r->count, w->n, "count, record %" PRIu64, record);
+		return;
+	}
+	if (w->n > 0) {
+		first = w->value[w->num[w->num_head % BIG_MAX] % BIG_MAX];
+		last = w->value[w->num[(w->num_tail - 1) % BIG_MAX] % BIG_MAX];
+	}
+	if ((kind == &agg_min_twostack || kind == &agg_max_twostack) && !scan)
+		return;
+	if (w->n == 0 || ((kind == &agg_var || kind == &agg_rate) && w->n < 2)) {
+		cr_assert_eq(r->kind, AGG_RESULT_NULL, "%s, record %" PRIu64, kind->name,
+		    record);
+		return;
+	}
+	if (kind == &agg_rate) {
+		int64_t t0 = w->time[w->num[w->num_head % BIG_MAX] % BIG_MAX];
+		int64_t t1 = w->time[w->num[(w->num_tail - 1) % BIG_MAX] % BIG_MAX];
+
+		if (t1 <= t0) {
+			cr_assert_eq(r->kind, AGG_RESULT_NULL);
+			return;
+		}
+		want = (double)w->increase / ((double)(uint64_t)(t1 - t0) / 1e9);
+	} else if (kind == &agg_sum)
+		want = (double)w->sum;
+	else if (kind == &agg_avg)
+		want = (double)w->sum / (double)w->n;
+	else if (kind == &agg_first)
+		want = (double)first;
+	else if (kind == &agg_last)
+		want = (double)last;
+	else if (kind == &agg_delta)
+		want = (double)last - (double)first;
+	else if (kind == &agg_var)
+		want = ((double)w->sq - (double)w->sum * (double)w->sum / (double)w->n) /
+		    (double)(w->n - 1);
+	else {
+		int64_t m = kind == &agg_min_twostack ? INT64_MAX : INT64_MIN;
+
+		for (uint64_t p = w->head; p < w->tail; p++)
+			if (w->present[p % BIG_MAX])
+				m = kind == &agg_min_twostack ?
+				    (w->value[p % BIG_MAX] < m ? w->value[p % BIG_MAX] : m) :
+				    (w->value[p % BIG_MAX] > m ? w->value[p % BIG_MAX] : m);
+		want = (double)m;
+	}
+	cr_assert_eq(r->kind, AGG_RESULT_NUMBER, "%s, record %" PRIu64, kind->name, record);
+	if (kind == &agg_var)
+		cr_assert(fabs(r->number - want) <= 1e-9 * fabs(want) + 1e-9,
+		    "var, record %" PRIu64 ": %.17g, not %.17g", record, r->number, want);
+	else
+		cr_assert_eq(r->number, want, "%s, record %" PRIu64 ": %.17g, not %.17g",
+		    kind->name, record, r->number, want);
+}
+
+static uint64_t
+big_combines(const struct agg *agg)
+{
+	return ((const struct monoid_window *)agg)->stack.combines;
+}
+
+/*
+ * A row window of rows records (time NULL) or a time window of span time units, the
+ * clock advancing by 0 or 1 a record and now and then by more than half the span (a
+ * burst of evictions), over records records in moves of 1 to 128 (a quarter of them of
+ * one step), over every record or an ascending half of them (as -g moves a key's).
+ */
+static void
+big_against_naive(const struct agg_kind *kind, uint64_t rows, int64_t span,
+    uint64_t records, unsigned *seed)
+{
+	struct agg_params params = { .min_count = 1 };
+	struct agg *agg = kind->create(kind, &params);
+	static struct big_naive w;
+	uint64_t record = 0;
+	int64_t now = 0;
+
+	memset(&w, 0, sizeof(w));
+	cr_assert_not_null(agg);
+	while (record < records) {
+		struct agg_value v[128];
+		struct agg_result got[128];
+		int64_t times[128];
+		uint32_t evict[128];
+		uint8_t index[128];
+		bool single = rand_r(seed) % 4 == 0;
+		size_t n = single ? 1 : 1 + (size_t)rand_r(seed) % 128, batch = n;
+		bool indexed = !single && rand_r(seed) % 3 == 0;
+		struct agg_move m = { .n = n, .rows = rows, .values = v, .results = got };
+		uint64_t before = w.tail - w.head, least = before, combines, bound;
+		size_t evicted = 0;
+
+		if (indexed) {
+			batch = n < 64 ? 2 * n : 128;
+			random_index(index, n, batch, false, seed);
+			m.index = index;
+		}
+		memset(v, 0, sizeof(v));
+		for (size_t r = 0; r < batch; r++) {
+			v[r].has_text = v[r].has_number = rand_r(seed) % 16 != 0;
+			v[r].number = v[r].has_number ? (double)(rand_r(seed) % 2001 - 1000) : 0;
+		}
+		for (size_t j = 0; j < n; j++) {
+			size_t r = indexed ? index[j] : j;
+			uint32_t e = 0;
+
+			if (span != 0) {
+				int jump = rand_r(seed) % 20000;
+
+				now += jump == 0 ? span / 2 + rand_r(seed) % span :
+				    rand_r(seed) % 8 == 0 ? 0 : 1;
+				times[r] = now * 1000000000;
+				while (w.head + e < w.tail &&
+				    w.time[(w.head + e) % BIG_MAX] <= times[r] - span * 1000000000)
+					e++;
+				evict[j] = e;
+				evicted += e;
+			} else if (w.tail - w.head == rows)
+				e = 1;
+			for (uint32_t i = 0; i < e; i++)
+				big_evict(&w);
+			if (w.tail - w.head < least)
+				least = w.tail - w.head;
+			big_push(&w, v[r].has_number, (int64_t)v[r].number, span != 0 ? times[r] : 0);
+		}
+		if (span != 0) {
+			m.evict = evict;
+			m.times = times;
+			m.rows = 0;
+		}
+		combines = big_combines(agg);
+		cr_assert_eq(kind->move(agg, &m), n);
+		combines = big_combines(agg) - combines;
+		bound = span != 0 ? 5 * (evicted + n) + n : n * (2 * (1 + TWOSTACK_TURN_RATIO) + 2);
+		if (least <= TWOSTACK_EAGER_MAX + 1 || before <= TWOSTACK_EAGER_MAX + 1)
+			bound += n * (TWOSTACK_EAGER_MAX + 1);
+		cr_assert_leq(combines, bound, "%s, records %" PRIu64 " to %" PRIu64 " (window %"
+		    PRIu64 ", evicting %zu): %" PRIu64 " combines", kind->name, record,
+		    record + n - 1, before, evicted, combines);
+		/* Only the last result of a move is checked against the naive window. */
+		big_check(kind, &w, &got[indexed ? index[n - 1] : n - 1],
+		    record / 31 != (record + n) / 31, record);
+		record += n;
+	}
+	kind->destroy(agg);
+}
+
+Test(agg, large_windows_match_naive)
+{
+	static const struct agg_kind *const kinds[] = { &agg_sum, &agg_avg, &agg_count,
+	    &agg_min_twostack, &agg_max_twostack, &agg_var, &agg_first, &agg_last,
+	    &agg_delta, &agg_rate };
+	const uint64_t windows[] = { TWOSTACK_EAGER_MAX - 1, TWOSTACK_EAGER_MAX + 1,
+	    3 * TWOSTACK_EAGER_MAX + 7, 70000 };
+	unsigned seed = 15;
+
+	for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++)
+		for (size_t j = 0; j < sizeof(windows) / sizeof(windows[0]); j++) {
+			if (kinds[k] != &agg_rate)
+				big_against_naive(kinds[k], windows[j], 0, 4 * windows[j], &seed);
+			/* A time window holding about windows[j] * 7 / 8 records. */
+			big_against_naive(kinds[k], 0, (int64_t)windows[j], 3 * windows[j],
+			    &seed);
+		}
 }
 
 /* Moves a row window of the given size on by the value x and returns the result. */

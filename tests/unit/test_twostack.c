@@ -2,6 +2,8 @@
  * test_twostack.c: the two-stack engine, state by state and against a naive queue.
  */
 #include <criterion/criterion.h>
+#include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -256,4 +258,203 @@ Test(twostack, memory_follows_elements)
 	}
 	cr_assert_eq(ts.ring.cap, 16);
 	twostack_free(&ts);
+}
+
+/*
+ * Windows across the engine's bound (twostack.h, "Bounded work"): an aggregate of
+ * first, last, count and an integer sum, exact in any grouping, whose combines are
+ * counted.  Every push, pop and eval is checked against the queue it stands for, and
+ * its combines against the bound: at most TWOSTACK_EAGER_MAX + 1, and more than a turned
+ * window's 2 + TWOSTACK_TURN_RATIO only in a window that flips (at most
+ * TWOSTACK_EAGER_MAX elements before the operation) or that has just passed that size.
+ */
+struct exact_agg {
+	int64_t first, last, sum;
+	uint64_t n;
+};
+
+static uint64_t exact_combines;
+
+static void
+exact_empty(void *agg)
+{
+	*(struct exact_agg *)agg = (struct exact_agg){ 0, 0, 0, 0 };
+}
+
+static void
+exact_combine(void *out, const void *older, const void *newer)
+{
+	const struct exact_agg *a = older, *b = newer;
+	struct exact_agg r;
+
+	exact_combines++;
+	if (a->n == 0)
+		r = *b;
+	else if (b->n == 0)
+		r = *a;
+	else
+		r = (struct exact_agg){ a->first, b->last, a->sum + b->sum, a->n + b->n };
+	*(struct exact_agg *)out = r;
+}
+
+static const struct twostack_ops exact_ops = { sizeof(struct exact_agg), exact_empty,
+    exact_combine };
+
+/* The queue [oldest, next) of the values v(i) = i % 1000 - 500, with its running sum. */
+struct exact_queue {
+	struct twostack ts;
+	int64_t oldest, next, sum;
+	uint64_t worst;		/* the most combines of one operation */
+};
+
+static int64_t
+exact_value(int64_t i)
+{
+	return i % 1000 - 500;
+}
+
+/* Checks the operation that just did `combines` combines, the window holding before. */
+static void
+exact_check(struct exact_queue *q, uint64_t combines, uint64_t before, const char *what)
+{
+	struct exact_agg result;
+	uint64_t n = (uint64_t)(q->next - q->oldest);
+
+	if (combines > q->worst)
+		q->worst = combines;
+	cr_assert_leq(combines, TWOSTACK_EAGER_MAX + 1, "%s of %" PRIu64 ": %" PRIu64 " combines",
+	    what, before, combines);
+	if (combines > 2 + TWOSTACK_TURN_RATIO)
+		cr_assert(before <= TWOSTACK_EAGER_MAX,
+		    "%s of %" PRIu64 " elements: %" PRIu64 " combines", what, before, combines);
+	exact_combines = 0;
+	twostack_eval(&q->ts, &exact_ops, &result);
+	cr_assert_leq(exact_combines, 1);
+	cr_assert_eq(twostack_size(&q->ts), n);
+	cr_assert_eq(result.n, n, "%s: n %" PRIu64 " of %" PRIu64, what, result.n, n);
+	cr_assert_eq(result.sum, q->sum, "%s: sum %" PRId64 " of %" PRId64 " (%" PRIu64
+	    " elements)", what, result.sum, q->sum, n);
+	if (n > 0) {
+		cr_assert_eq(result.first, q->oldest);
+		cr_assert_eq(result.last, q->next - 1);
+	}
+}
+
+static void
+exact_push(struct exact_queue *q)
+{
+	struct exact_agg unit = { q->next, q->next, exact_value(q->next), 1 };
+	uint64_t before = twostack_size(&q->ts);
+
+	exact_combines = 0;
+	cr_assert_eq(twostack_push(&q->ts, &exact_ops, &unit), 0);
+	q->sum += exact_value(q->next++);
+	exact_check(q, exact_combines, before, "push");
+}
+
+static void
+exact_pop(struct exact_queue *q)
+{
+	uint64_t before = twostack_size(&q->ts);
+
+	exact_combines = 0;
+	twostack_pop(&q->ts, &exact_ops);
+	q->sum -= exact_value(q->oldest++);
+	exact_check(q, exact_combines, before, "pop");
+}
+
+/* A long fill, then a steady slide: past the first flip, five combines at most. */
+Test(twostack, bounded_fill_then_slide)
+{
+	static const uint64_t windows[] = { TWOSTACK_EAGER_MAX - 1, TWOSTACK_EAGER_MAX,
+	    TWOSTACK_EAGER_MAX + 1, 2 * TWOSTACK_EAGER_MAX + 3, 300000 };
+
+	for (size_t k = 0; k < sizeof(windows) / sizeof(windows[0]); k++) {
+		struct exact_queue q = { .oldest = 0 };
+
+		twostack_init(&q.ts, &exact_ops);
+		for (uint64_t i = 0; i < windows[k]; i++)
+			exact_push(&q);
+		q.worst = 0;
+		for (uint64_t i = 0; i < 3 * windows[k]; i++) {
+			exact_pop(&q);
+			exact_push(&q);
+		}
+		if (windows[k] > TWOSTACK_EAGER_MAX)
+			cr_assert_leq(q.worst, 2 + TWOSTACK_TURN_RATIO, "window %" PRIu64
+			    ": %" PRIu64 " combines", windows[k], q.worst);
+		else
+			cr_assert_leq(q.worst, windows[k]);
+		twostack_free(&q.ts);
+	}
+}
+
+/*
+ * Random pushes and pops, the window drifting between empty and 200,000 elements,
+ * with bursts that evict most of it at once (a time window's gap) and bursts of
+ * pushes (many records at one time).
+ */
+Test(twostack, bounded_random_and_bursts)
+{
+	struct exact_queue q = { .oldest = 0 };
+	unsigned seed = 2021;
+
+	twostack_init(&q.ts, &exact_ops);
+	for (int phase = 0; phase < 60; phase++) {
+		int64_t target = (int64_t)(rand_r(&seed) % 200000);
+		int burst = rand_r(&seed) % 4;
+
+		if (burst == 0) {
+			/* Evict all but a few, one pop after another. */
+			while (q.next - q.oldest > rand_r(&seed) % 3)
+				exact_pop(&q);
+		} else if (burst == 1) {
+			for (int i = rand_r(&seed) % 50000; i > 0; i--)
+				exact_push(&q);
+		}
+		while (q.next - q.oldest != target) {
+			bool grow = q.next - q.oldest < target;
+
+			if (rand_r(&seed) % 4 == 0 && q.next > q.oldest)
+				exact_pop(&q);
+			else if (rand_r(&seed) % 4 == 0 || !grow)
+				exact_push(&q), exact_pop(&q);
+			else
+				exact_push(&q);
+		}
+	}
+	twostack_free(&q.ts);
+}
+
+/*
+ * The count passing TWOSTACK_EAGER_MAX with every size of front: the window turns then
+ * with a back of any size beside it, finishing at once when the steps could not, and
+ * then slides or is evicted whole, pop after pop, when the steps have least room.
+ */
+Test(twostack, bounded_crossing)
+{
+	/* Where the back, TWOSTACK_EAGER_MAX + 1 - front, is the most the steps finish. */
+	const uint64_t edge = (TWOSTACK_EAGER_MAX - 3) / (TWOSTACK_TURN_RATIO + 1);
+
+	for (uint64_t front = 1; front < TWOSTACK_EAGER_MAX;
+	    front = front + 8 >= edge && front <= edge + 8 ? front + 1 :
+	    front < edge - 8 && front + front / 8 + 1 > edge - 8 ? edge - 8 :
+	    front + front / 8 + 1)
+		for (int slide = 0; slide < 2; slide++) {
+			struct exact_queue q = { .oldest = 0 };
+
+			twostack_init(&q.ts, &exact_ops);
+			for (uint64_t i = 0; i <= front; i++)
+				exact_push(&q);
+			exact_pop(&q);	/* a flip: the front holds front elements */
+			while (twostack_size(&q.ts) <= TWOSTACK_EAGER_MAX)
+				exact_push(&q);
+			for (uint64_t i = 0; slide && i < 2 * TWOSTACK_EAGER_MAX; i++) {
+				exact_pop(&q);
+				exact_push(&q);
+			}
+			while (twostack_size(&q.ts) > 0)
+				exact_pop(&q);
+			twostack_free(&q.ts);
+		}
 }

@@ -1,0 +1,74 @@
+# Windows of more than 16,384 records, where the two-stack aggregates spread their work
+# over the records (swag(1), WINDOWS), as users run them: swag against an awk ring
+# buffer over integers (exact in any grouping) for a row window in one column, the
+# same per key (-g) and a time window (-t) whose span holds about 30,000 records, and
+# through a slow pipe, where each result comes before the next record is written.
+. tests/sh/lib.bash
+
+awk 'BEGIN { srand(15); for (i = 0; i < 120000; i++) print int(rand() * 2001) - 1000 }' \
+	>"$TMP/numbers"
+
+# -w W sum count first last min max delta, record by record, as awk keeps them.
+naive() {
+	awk -v W="$1" '{
+		x[NR] = $1; s += $1
+		if (NR > W) s -= x[NR - W]
+		lo = NR > W ? NR - W + 1 : 1
+		mn = x[lo]; mx = x[lo]
+		if (NR % 997 == 0 || NR < 40)
+			for (i = lo; i <= NR; i++) {
+				if (x[i] < mn) mn = x[i]
+				if (x[i] > mx) mx = x[i]
+			}
+		else
+			mn = mx = "-"
+		print s "\t" (NR - lo + 1) "\t" x[lo] "\t" x[NR] "\t" mn "\t" mx "\t" x[NR] - x[lo]
+	}' "$TMP/numbers"
+}
+
+# Min and max are compared where awk scanned the window (every 997th record).
+only_scanned() {
+	awk -F'\t' -v OFS='\t' 'NR % 997 != 0 && NR >= 40 { $5 = $6 = "-" } { print }'
+}
+
+for w in 16383 16385 40000; do
+	"$SWAG" -w "$w" sum count first last min max delta <"$TMP/numbers" | only_scanned \
+		>"$TMP/got" 2>"$TMP/err"
+	naive "$w" >"$TMP/want"
+	expect_eq "-w $w: status and stderr" "$?$(cat "$TMP/err")" 0
+	expect_eq "-w $w: the records that differ from awk's" \
+		"$(cmp "$TMP/got" "$TMP/want" 2>&1 | head -1)" ""
+done
+
+# -g: two keys, each a row window of 20,000 of its own records.
+awk '{ print $1, NR % 3 == 0 ? "a" : "b" }' "$TMP/numbers" >"$TMP/keyed"
+"$SWAG" -g 2 -w 20000 sum:1 <"$TMP/keyed" >"$TMP/got"
+awk -v W=20000 '{
+	k = $2; n[k]++; x[k, n[k]] = $1; s[k] += $1
+	if (n[k] > W) s[k] -= x[k, n[k] - W]
+	print k "\t" s[k]
+}' "$TMP/keyed" >"$TMP/want"
+expect_eq "-g 2 -w 20000 sum:1: the records that differ from awk's" \
+	"$(cmp "$TMP/got" "$TMP/want" 2>&1 | head -1)" ""
+
+# -t: a clock of 0 to 2 seconds a record, and now and then a gap of 40,000 seconds
+# that empties the window; the window holds the last 30,000 seconds.
+awk 'BEGIN { srand(16) } {
+	t += rand() < 0.0001 ? 40000 : int(rand() * 3); print t, $1
+}' "$TMP/numbers" >"$TMP/timed"
+"$SWAG" -t 1 -w 30000s sum:2 count:2 first:2 <"$TMP/timed" >"$TMP/got"
+awk -v D=30000 '{
+	t[NR] = $1; x[NR] = $2; s += $2
+	while (t[lo + 0] <= $1 - D && lo < NR) { if (lo) s -= x[lo]; lo++ }
+	if (!lo) lo = 1
+	print s "\t" (NR - lo + 1) "\t" x[lo]
+}' "$TMP/timed" >"$TMP/want"
+expect_eq "-t 1 -w 30000s: the records that differ from awk's" \
+	"$(cmp "$TMP/got" "$TMP/want" 2>&1 | head -1)" ""
+
+# Behind a slow pipe, past the bound: each record's result comes at once.
+got=$( { head -n 20000 "$TMP/numbers"; sleep 1; echo 5; sleep 1; echo 7; } |
+	"$SWAG" -w 100000 count | tail -n 2 | tr '\n' ' ')
+expect_eq "-w 100000 count behind a slow pipe" "$got" "20001 20002 "
+
+finish
