@@ -41,15 +41,15 @@
  * ancestors stayed costs one comparison.  A step (one pop, one push, one result)
  * thus makes at most 12 log2(d) + 2 comparisons for d distinct values: a pop's
  * sift costs at most 1 + 2 log2 d, a push's at most 1 + 3 log2 d (an item moved
- * from pool to heap), and each item ordered at most log2 d; the 10 items are
+ * from pool to heap), and each item ordered at most log2 d; the POOL_SLACK + 2 are
  * ordered only after a pop that moved an item to the pool and a push of a new
  * value, whose sifts cost 1 + 2 log2 d between them, and a push that sifts more
  * lowers what must be ordered (test_mode checks the bound over adversarial
  * streams).  A time window's step adds as much for each further record it
  * evicts.  Ordering the whole pool in one step instead, when a result is wanted
- * from an empty heap, costs O(d): at -w 1000000 over 0, 0, 1, 2, ... (make bench's
- * latency input) the record at which 0 is left once takes 20 to 34 ms through a
- * pipe that way, 0.16 ms this way.
+ * from an empty heap, would cost O(d): at -w 1000000 over 0, 0, 1, 2, ... (make
+ * bench's latency input) the record at which 0 is left once would take 20 to 34 ms
+ * through a pipe, where it takes 0.16 ms.
  * POOL_SLACK is 8 because on the IPv4 Zipf bench the pool holds 4.2 items per
  * excess value at window 1,000 (0.44 at 100,000; never more than 8 at any step of
  * either), so that nothing there is ordered: a pool always ordered costs a sift
@@ -74,9 +74,9 @@
  *     one text in 90 %, now         17.2      18.1      22.7
  *
  * With the pool, the rare paths out of line and short texts compared by words, swag
- * -w 1000 mode over make bench's IPv4 strings costs about 575 instructions a record,
- * where one heap of every value cost about 920 (callgrind); 531 with a mode that
- * stays not copied again for each record's result (kept_entry), 573 copying it.
+ * -w 1000 mode over make bench's IPv4 strings costs about 531 instructions a record,
+ * where one heap of every value would cost about 920 (callgrind); a mode that stays
+ * is not copied again for each record's result (kept_entry), which saves 42.
  *
  * Not built: buckets of values by count, as in an O(1) LFU cache.  Counts do
  * change by one, but the mode is the first value of the top bucket in the
@@ -528,9 +528,9 @@ pool_order(struct mode_window *w, size_t need)
  * Keeps the pool ordered enough that its first item is ready whenever the heap
  * empties: at most POOL_SLACK unordered items per value the window holds beyond
  * its distinct ones (the excess, which is 0 exactly when the heap is empty, and
- * which one push or pop lowers by at most 1).  Called after every push and pop,
- * each of which adds at most one unordered item and lowers the excess by at most
- * one, so it orders at most POOL_SLACK + 1 items a call.  A heap's prefix is a
+ * which one push or pop lowers by at most 1).  Called once a step, after its pops
+ * and its push, each of which adds at most one unordered item and lowers the excess
+ * by at most one, so it orders at most POOL_SLACK + 2 items in a row window's step.  A heap's prefix is a
  * heap, so when the excess grows the ordered part shrinks at no cost, and an item
  * ordered again later costs one comparison while its ancestors stay.
  */
@@ -571,7 +571,7 @@ slot_hash(const struct hashtable *table, const void *slot)
 	return (uint64_t)((const struct mode_slot *)slot)->tag << 32;
 }
 
-/* Grown at once (false): a lookup that searched an old table too cost 25 instructions. */
+/* Grown at once (false): searching an old table too costs a lookup 25 instructions. */
 static const struct hashtable_ops slot_ops = { sizeof(struct mode_slot), slot_occupied,
     slot_hash, false };
 

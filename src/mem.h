@@ -80,7 +80,7 @@ void *mem_zalloc(size_t n);
 /*
  * Resizes the block p of n bytes from mem_zalloc, n and size both at least
  * MEM_MAP_MIN, to size bytes, keeping the first min(n, size): mremap(2) moves its pages
- * and not its bytes (about 40 us whatever the size, where copying 16 MB took 11 ms),
+ * and not its bytes (about 40 us whatever the size; copying 16 MB takes 11 ms),
  * and the bytes past n are zero.  Returns the block, which may have moved, or NULL when
  * memory is short (p is then untouched).
  */
@@ -90,9 +90,10 @@ void *mem_remap(void *p, size_t n, size_t size);
 void mem_zfree(void *p, size_t n);
 
 /*
- * Frees at most MEM_FREE_STEP bytes from the end of the block p of *n bytes from
- * mem_zalloc, and stores in *n the bytes left (a block under MEM_MAP_MIN goes at
- * once).  Returns true when the block is all freed.
+ * Frees MEM_FREE_STEP bytes at the most from the end of the block p of *n bytes from
+ * mem_zalloc, or all of a block under MEM_MAP_MIN + MEM_FREE_STEP (so that what stays
+ * is at least MEM_MAP_MIN), and stores in *n the bytes left.  Returns true when the
+ * block is all freed.
  */
 int mem_zfree_part(void *p, size_t *n);
 

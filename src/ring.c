@@ -65,10 +65,7 @@ ring_resize(struct ring *ring, size_t size, uint64_t cap)
 	if (slots == NULL)
 		return -1;
 	place(ring, size, ring->slots, ring->cap, slots, cap);
-	if (ring->mapped != 0)
-		mem_zfree(ring->slots, ring->mapped);
-	else
-		mem_free(ring->slots);
+	mem_zfree(ring->slots, ring->mapped);	/* mapped 0: a block of mem_realloc's */
 	ring->slots = slots;
 	ring->mapped = bytes >= MEM_MAP_MIN ? bytes : 0;
 	ring->cap = cap;
@@ -86,9 +83,6 @@ ring_grow(struct ring *ring, size_t size)
 void
 ring_free(struct ring *ring)
 {
-	if (ring->mapped != 0)
-		mem_zfree(ring->slots, ring->mapped);
-	else
-		mem_free(ring->slots);
+	mem_zfree(ring->slots, ring->mapped);
 	ring_init(ring);
 }

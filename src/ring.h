@@ -15,8 +15,8 @@
  * place by mem_remap, which moves pages, not bytes: only the elements whose slot
  * changes are copied, from slot s to s + the old cap, and a ring that fills from
  * position 0 (every row window, until it is full) has none.  Copying every element
- * held -w 1000000 avg's record 262,145 for 10 ms through a pipe (6 MB); the mremap
- * takes about 40 us at any size.  A smaller ring grows by copying, under MEM_MAP_MIN
+ * would hold one record of -w 1000000 avg for 10 ms (6 MB); the mremap takes about
+ * 40 us at any size.  A smaller ring grows by copying, under MEM_MAP_MIN
  * bytes.
  *
  * The element size is an argument of every function, and each caller passes a

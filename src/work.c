@@ -8,19 +8,23 @@
 #include <stdint.h>
 
 #include "counters.h"
+#include "window.h"
 #include "work.h"
 
 uint64_t work_units;
 
-/* work_units at the last charge, what each record of the batch took, and the most. */
+/*
+ * work_units at the last charge, what each record of the batch took (a batch is at most
+ * one key's move, WINDOW_STEPS_MAX records: pipeline.c asserts it), and the most.
+ */
 static uint64_t charged;
-static uint64_t record_work[256];
+static uint64_t record_work[WINDOW_STEPS_MAX];
 static uint64_t most, most_line;
 
 void
 work_charge(size_t k)
 {
-	if (k < sizeof(record_work) / sizeof(record_work[0]))
+	if (k < WINDOW_STEPS_MAX)
 		record_work[k] += work_units - charged;
 	charged = work_units;
 }
@@ -28,7 +32,7 @@ work_charge(size_t k)
 void
 work_batch_done(const struct record *records, size_t n)
 {
-	for (size_t k = 0; k < n && k < sizeof(record_work) / sizeof(record_work[0]); k++) {
+	for (size_t k = 0; k < n && k < WINDOW_STEPS_MAX; k++) {
 		if (record_work[k] > most) {
 			most = record_work[k];
 			most_line = records[k].line;

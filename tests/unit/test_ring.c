@@ -103,9 +103,9 @@ Test(ring, mapped_rings_against_a_naive_queue)
 /*
  * A row window filling: 2^21 elements of 24 bytes pushed from position 0, as every
  * aggregate's ring fills; past MEM_MAP_MIN bytes the ring grows in place and copies
- * nothing, so no push copies more than MEM_MAP_MIN bytes (doubling by copying moved
- * 24 MB in the last growth), and all of them less than twice that (the small rings'
- * doublings).  Counted with
+ * nothing, so no push copies more than MEM_MAP_MIN bytes (a doubling by copying
+ * would move 24 MB in the last growth), and all of them less than twice that (the
+ * small rings' doublings).  Counted with
  * ring.c's ring_bytes_copied (the Makefile's TEST_COUNTED_ring).
  */
 Test(ring, filling_copies_at_most_a_small_ring)
