@@ -705,14 +705,22 @@ Test(agg, row_runs_match_naive)
  * Windows of more than TWOSTACK_EAGER_MAX records, where the two-stack kinds turn
  * rather than flip (twostack.h, "Bounded work"), against an exact naive window: integer
  * values, so that sum, count, avg, first, last, delta, min, max and rate are exact in
- * any grouping, var within 1e-9 of the naive one.  The naive window keeps its sums,
- * its numbers' positions and rate's increase as they change; min and max are scanned
- * at every 31st record.  Each kind's combines are counted (src/counters.h): a record
+ * any grouping, var within 1e-9 of the naive one.  Every result of every move is
+ * checked.  The naive window keeps its sums, its numbers' positions, rate's increase
+ * and a count of each value as they change (min and max are found in the counts in
+ * about 90 steps); at every 1,009th record its count, min and max are checked against
+ * a scan of the window, so the model is checked too.  Each kind's combines are counted
+ * (src/counters.h): a record
  * of a row window costs at most 2 * (1 + TWOSTACK_TURN_RATIO) + 2, one of a time
  * window that evicts e records 5 * (e + 1) + 1, but where the window flips (it held
  * at most TWOSTACK_EAGER_MAX + 1 records) or has just passed that size.
  */
 #define BIG_MAX 80000
+/* The values: integers in [BIG_LEAST, BIG_LEAST + BIG_VALUES). */
+#define BIG_LEAST (-1000)
+#define BIG_VALUES 2001
+#define BIG_RUN 45
+#define BIG_RUNS ((BIG_VALUES + BIG_RUN - 1) / BIG_RUN)
 
 struct big_naive {
 	int64_t value[BIG_MAX];	/* by position % BIG_MAX */
@@ -724,7 +732,34 @@ struct big_naive {
 	uint64_t num[BIG_MAX];	/* the numbers' positions, oldest first, by index % BIG_MAX */
 	uint64_t num_head, num_tail;
 	int64_t increase;	/* rate's, between the numbers held */
+	/* How many numbers held are v, at bins[v + BIG_LEAST], and in each run of BIG_RUN. */
+	uint32_t bins[BIG_RUNS * BIG_RUN];
+	uint32_t runs[BIG_RUNS];
 };
+
+static void
+big_count(struct big_naive *w, int64_t x, int delta)
+{
+	size_t bin = (size_t)(x - BIG_LEAST);
+
+	cr_assert_lt(bin, BIG_VALUES);
+	w->bins[bin] += (uint32_t)delta;
+	w->runs[bin / BIG_RUN] += (uint32_t)delta;
+}
+
+/* The least (least) or greatest number held by the counts; some must be held. */
+static int64_t
+big_extreme(const struct big_naive *w, bool least)
+{
+	size_t run, bin;
+
+	for (run = 0; w->runs[least ? run : BIG_RUNS - 1 - run] == 0; run++)
+		;
+	run = least ? run : BIG_RUNS - 1 - run;
+	for (bin = 0; w->bins[run * BIG_RUN + (least ? bin : BIG_RUN - 1 - bin)] == 0; bin++)
+		;
+	return (int64_t)(run * BIG_RUN + (least ? bin : BIG_RUN - 1 - bin)) + BIG_LEAST;
+}
 
 static int64_t
 big_step(int64_t prev, int64_t x)
@@ -747,6 +782,7 @@ big_push(struct big_naive *w, bool present, int64_t x, int64_t time)
 		w->increase += big_step(w->value[w->num[(w->num_tail - 1) % BIG_MAX] % BIG_MAX],
 		    x);
 	w->num[w->num_tail++ % BIG_MAX] = p;
+	big_count(w, x, 1);
 	w->sum += x;
 	w->sq += x * x;
 	w->n++;
@@ -763,80 +799,90 @@ big_evict(struct big_naive *w)
 	if (w->num_tail > w->num_head)
 		w->increase -= big_step(w->value[p % BIG_MAX],
 		    w->value[w->num[w->num_head % BIG_MAX] % BIG_MAX]);
+	big_count(w, w->value[p % BIG_MAX], -1);
 	w->sum -= w->value[p % BIG_MAX];
 	w->sq -= w->value[p % BIG_MAX] * w->value[p % BIG_MAX];
 	w->n--;
 }
 
-/* Checks result r of kind against the naive window; scan: min and max too. */
+/* Checks the naive window's count, least and greatest number against a scan of it. */
 static void
-big_check(const struct agg_kind *kind, const struct big_naive *w, const struct agg_result *r,
-    bool scan, uint64_t record)
+big_check_model(const struct big_naive *w)
 {
+	int64_t least = INT64_MAX, greatest = INT64_MIN;
+	uint64_t n = 0;
+
+	for (uint64_t p = w->head; p < w->tail; p++)
+		if (w->present[p % BIG_MAX]) {
+			int64_t x = w->value[p % BIG_MAX];
+
+			n++;
+			least = x < least ? x : least;
+			greatest = x > greatest ? x : greatest;
+		}
+	cr_assert_eq(n, w->n);
+	if (n > 0) {
+		cr_assert_eq(big_extreme(w, true), least);
+		cr_assert_eq(big_extreme(w, false), greatest);
+	}
+}
+
+/* The result kind gives over the naive window. */
+static struct agg_result
+big_expect(const struct agg_kind *kind, const struct big_naive *w)
+{
+	struct agg_result r = { .kind = AGG_RESULT_NUMBER };
 	int64_t first = 0, last = 0;
-	double want;
 
-	if (kind == &agg_count) {
-		uint64_t n = 0;
-
-		for (uint64_t p = w->head; scan && p < w->tail; p++)
-			n += w->present[p % BIG_MAX];
-		cr_assert_eq(r->kind, AGG_RESULT_COUNT);
-		if (scan)
-			cr_assert_eq(r->count, n, "count, record %" PRIu64, record);
-		cr_assert_eq(r->count, w->n, "count, record %" PRIu64, record);
-		return;
-	}
-	if (w->n > 0) {
-		first = w->value[w->num[w->num_head % BIG_MAX] % BIG_MAX];
-		last = w->value[w->num[(w->num_tail - 1) % BIG_MAX] % BIG_MAX];
-	}
-	if ((kind == &agg_min_twostack || kind == &agg_max_twostack) && !scan)
-		return;
-	if (w->n == 0 || ((kind == &agg_var || kind == &agg_rate) && w->n < 2)) {
-		cr_assert_eq(r->kind, AGG_RESULT_NULL, "%s, record %" PRIu64, kind->name,
-		    record);
-		return;
-	}
+	if (kind == &agg_count)
+		return (struct agg_result){ .kind = AGG_RESULT_COUNT, .count = w->n };
+	if (w->n == 0 || ((kind == &agg_var || kind == &agg_rate) && w->n < 2))
+		return (struct agg_result){ .kind = AGG_RESULT_NULL };
+	first = w->value[w->num[w->num_head % BIG_MAX] % BIG_MAX];
+	last = w->value[w->num[(w->num_tail - 1) % BIG_MAX] % BIG_MAX];
 	if (kind == &agg_rate) {
 		int64_t t0 = w->time[w->num[w->num_head % BIG_MAX] % BIG_MAX];
 		int64_t t1 = w->time[w->num[(w->num_tail - 1) % BIG_MAX] % BIG_MAX];
 
-		if (t1 <= t0) {
-			cr_assert_eq(r->kind, AGG_RESULT_NULL);
-			return;
-		}
-		want = (double)w->increase / ((double)(uint64_t)(t1 - t0) / 1e9);
+		if (t1 <= t0)
+			return (struct agg_result){ .kind = AGG_RESULT_NULL };
+		r.number = (double)w->increase / ((double)(uint64_t)(t1 - t0) / 1e9);
 	} else if (kind == &agg_sum)
-		want = (double)w->sum;
+		r.number = (double)w->sum;
 	else if (kind == &agg_avg)
-		want = (double)w->sum / (double)w->n;
+		r.number = (double)w->sum / (double)w->n;
 	else if (kind == &agg_first)
-		want = (double)first;
+		r.number = (double)first;
 	else if (kind == &agg_last)
-		want = (double)last;
+		r.number = (double)last;
 	else if (kind == &agg_delta)
-		want = (double)last - (double)first;
+		r.number = (double)last - (double)first;
 	else if (kind == &agg_var)
-		want = ((double)w->sq - (double)w->sum * (double)w->sum / (double)w->n) /
+		r.number = ((double)w->sq - (double)w->sum * (double)w->sum / (double)w->n) /
 		    (double)(w->n - 1);
-	else {
-		int64_t m = kind == &agg_min_twostack ? INT64_MAX : INT64_MIN;
-
-		for (uint64_t p = w->head; p < w->tail; p++)
-			if (w->present[p % BIG_MAX])
-				m = kind == &agg_min_twostack ?
-				    (w->value[p % BIG_MAX] < m ? w->value[p % BIG_MAX] : m) :
-				    (w->value[p % BIG_MAX] > m ? w->value[p % BIG_MAX] : m);
-		want = (double)m;
-	}
-	cr_assert_eq(r->kind, AGG_RESULT_NUMBER, "%s, record %" PRIu64, kind->name, record);
-	if (kind == &agg_var)
-		cr_assert(fabs(r->number - want) <= 1e-9 * fabs(want) + 1e-9,
-		    "var, record %" PRIu64 ": %.17g, not %.17g", record, r->number, want);
 	else
-		cr_assert_eq(r->number, want, "%s, record %" PRIu64 ": %.17g, not %.17g",
-		    kind->name, record, r->number, want);
+		r.number = (double)big_extreme(w, kind == &agg_min_twostack);
+	return r;
+}
+
+/* Checks result got of kind, at the given record, against want, big_expect's. */
+static void
+big_check(const struct agg_kind *kind, const struct agg_result *got,
+    const struct agg_result *want, uint64_t record)
+{
+	cr_assert_eq(got->kind, want->kind, "%s, record %" PRIu64 ": result kind %d, not %d",
+	    kind->name, record, (int)got->kind, (int)want->kind);
+	if (want->kind == AGG_RESULT_COUNT)
+		cr_assert_eq(got->count, want->count, "count, record %" PRIu64, record);
+	else if (want->kind != AGG_RESULT_NUMBER)
+		return;
+	else if (kind == &agg_var)
+		cr_assert(fabs(got->number - want->number) <= 1e-9 * fabs(want->number) + 1e-9,
+		    "var, record %" PRIu64 ": %.17g, not %.17g", record, got->number,
+		    want->number);
+	else
+		cr_assert_eq(got->number, want->number, "%s, record %" PRIu64
+		    ": %.17g, not %.17g", kind->name, record, got->number, want->number);
 }
 
 static uint64_t
@@ -865,7 +911,7 @@ big_against_naive(const struct agg_kind *kind, uint64_t rows, int64_t span,
 	cr_assert_not_null(agg);
 	while (record < records) {
 		struct agg_value v[128];
-		struct agg_result got[128];
+		struct agg_result got[128], want[128];
 		int64_t times[128];
 		uint32_t evict[128];
 		uint8_t index[128];
@@ -908,6 +954,9 @@ big_against_naive(const struct agg_kind *kind, uint64_t rows, int64_t span,
 			if (w.tail - w.head < least)
 				least = w.tail - w.head;
 			big_push(&w, v[r].has_number, (int64_t)v[r].number, span != 0 ? times[r] : 0);
+			want[r] = big_expect(kind, &w);
+			if ((record + j) % 1009 == 0)
+				big_check_model(&w);
 		}
 		if (span != 0) {
 			m.evict = evict;
@@ -923,9 +972,11 @@ big_against_naive(const struct agg_kind *kind, uint64_t rows, int64_t span,
 		cr_assert_leq(combines, bound, "%s, records %" PRIu64 " to %" PRIu64 " (window %"
 		    PRIu64 ", evicting %zu): %" PRIu64 " combines", kind->name, record,
 		    record + n - 1, before, evicted, combines);
-		/* Only the last result of a move is checked against the naive window. */
-		big_check(kind, &w, &got[indexed ? index[n - 1] : n - 1],
-		    record / 31 != (record + n) / 31, record);
+		for (size_t j = 0; j < n; j++) {
+			size_t r = indexed ? index[j] : j;
+
+			big_check(kind, &got[r], &want[r], record + j);
+		}
 		record += n;
 	}
 	kind->destroy(agg);
