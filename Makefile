@@ -114,7 +114,7 @@ $(BUILD)/differential: tests/diff/differential.c
 	$(CC) -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror $(CFLAGS) $(LDFLAGS) -o $@ $< -lm
 export SWAG_DIFFERENTIAL = $(abspath $(BUILD)/differential)
 
-check: test-deps $(BIN) $(BUILD)/differential unit unit-portable
+check: test-deps $(BIN) $(BUILD)/differential unit unit-portable swag-work
 	@SWAG=$(RUN_BIN) tests/cli/run tests/cli/*.case
 	@for t in tests/sh/*.sh; do \
 		echo "== $$t"; SWAG=$(RUN_BIN) SWAG_TEST_LOCPATH=$(TEST_LOCPATH) bash $$t || \
@@ -199,6 +199,8 @@ FAULT_MAKE = $(MAKE) --no-print-directory BUILD=$(FAULT_BUILD) BIN=$(FAULT_BUILD
 VALGRIND_SWAG = $(BUILD)/valgrind-swag
 
 WORK_BUILD = $(BUILD)/work
+# tests/sh/work.sh, in make check, compares it with the plain build and checks its charges.
+export SWAG_WORK = $(abspath $(WORK_BUILD)/swag)
 swag-work: deps
 	@$(MAKE) --no-print-directory BUILD=$(WORK_BUILD) BIN=$(WORK_BUILD)/swag WORK=1 \
 		$(WORK_BUILD)/swag

@@ -80,7 +80,9 @@ push_times(struct window_set *set, const struct window_steps *w, size_t n, bool 
 #ifdef SWAG_WORK_COUNTERS
 /*
  * The instrumented build (work.h) moves a window one step at a time, each a move of its
- * own, and charges each step's work to the step's record.
+ * own, and charges each step's work to the step's record.  A text result is valid only
+ * until its window's next move (agg.h), here the next step, so each is copied to
+ * work_keep_text's store, which lasts the batch.
  */
 static size_t
 move_window(struct agg *agg, const struct agg_move *m)
@@ -102,6 +104,11 @@ move_window(struct agg *agg, const struct agg_move *m)
 			one.results = m->results != NULL ? &m->results[j] : NULL;
 		}
 		if (agg->kind->move(agg, &one) != 1)
+			return j;
+		if (m->results != NULL && (m->want == NULL || m->want[r]) &&
+		    m->results[r].kind == AGG_RESULT_TEXT &&
+		    (m->results[r].text = work_keep_text(m->results[r].text,
+		    m->results[r].text_len)) == NULL)
 			return j;
 		work_charge(r);
 	}

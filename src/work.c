@@ -6,8 +6,10 @@
 #ifdef SWAG_WORK_COUNTERS
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "counters.h"
+#include "mem.h"
 #include "window.h"
 #include "work.h"
 
@@ -20,6 +22,16 @@ uint64_t work_units;
 static uint64_t charged;
 static uint64_t record_work[WINDOW_STEPS_MAX];
 static uint64_t most, most_line;
+
+/* work_keep_text's store: blocks that never move, the newest first. */
+struct text_block {
+	struct text_block *next;
+	size_t used, cap;
+	char bytes[];
+};
+static struct text_block *texts;
+
+#define TEXT_BLOCK_MIN 65536
 
 void
 work_charge(size_t k)
@@ -39,6 +51,31 @@ work_batch_done(const struct record *records, size_t n)
 		}
 		record_work[k] = 0;
 	}
+	while (texts != NULL) {
+		struct text_block *next = texts->next;
+
+		mem_free(texts);
+		texts = next;
+	}
+}
+
+const char *
+work_keep_text(const char *text, size_t len)
+{
+	if (texts == NULL || texts->cap - texts->used < len) {
+		size_t cap = len > TEXT_BLOCK_MIN ? len : TEXT_BLOCK_MIN;
+		struct text_block *b = mem_realloc(NULL, sizeof(*b) + cap);
+
+		if (b == NULL)
+			return NULL;
+		b->next = texts;
+		b->used = 0;
+		b->cap = cap;
+		texts = b;
+	}
+	memcpy(texts->bytes + texts->used, text, len);
+	texts->used += len;
+	return texts->bytes + texts->used - len;
 }
 
 uint64_t

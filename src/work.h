@@ -32,6 +32,12 @@ void work_batch_done(const struct record *records, size_t n);
 
 /* The most work of one record so far, and that record's line (0 before any). */
 uint64_t work_most(uint64_t *line);
+
+/*
+ * Copies text[0..len) to a store that lasts until the batch is done, and returns the
+ * copy, or NULL when memory is short.
+ */
+const char *work_keep_text(const char *text, size_t len);
 #else
 #define work_charge(k) ((void)0)
 #define work_batch_done(records, n) ((void)0)
