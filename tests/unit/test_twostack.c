@@ -176,97 +176,9 @@ Test(twostack, random_order_preserved)
 	twostack_free(&ts);
 }
 
-/* first/last/count: order-sensitive, small, for large windows and ring growth. */
-struct ends_agg {
-	int64_t first, last;
-	uint64_t n;
-};
-
-static void
-ends_empty(void *agg)
-{
-	*(struct ends_agg *)agg = (struct ends_agg){ 0, 0, 0 };
-}
-
-static void
-ends_combine(void *out, const void *older, const void *newer)
-{
-	const struct ends_agg *a = older, *b = newer;
-	struct ends_agg r;
-
-	if (a->n == 0)
-		r = *b;
-	else if (b->n == 0)
-		r = *a;
-	else
-		r = (struct ends_agg){ a->first, b->last, a->n + b->n };
-	*(struct ends_agg *)out = r;
-}
-
-static const struct twostack_ops ends_ops = { sizeof(struct ends_agg), ends_empty, ends_combine };
-
 /*
- * Windows of up to 100,000 elements with the ring growing while the front and back
- * stacks both hold elements: first and last are always the queue's ends.
- */
-Test(twostack, large_windows_and_growth)
-{
-	struct twostack ts;
-	struct ends_agg unit, result;
-	int64_t oldest = 0, next = 0;
-	unsigned seed = 99;
-
-	twostack_init(&ts, &ends_ops);
-	for (int phase = 0; phase < 40; phase++) {
-		int64_t target = (int64_t)(rand_r(&seed) % 100000);
-
-		while (next - oldest != target) {
-			if (next - oldest < target && (rand_r(&seed) % 4 != 0 || next == oldest)) {
-				unit = (struct ends_agg){ next, next, 1 };
-				cr_assert_eq(twostack_push(&ts, &ends_ops, &unit), 0);
-				next++;
-			} else {
-				twostack_pop(&ts, &ends_ops);
-				oldest++;
-			}
-			twostack_eval(&ts, &ends_ops, &result);
-			cr_assert_eq(result.n, (uint64_t)(next - oldest));
-			if (result.n > 0) {
-				cr_assert_eq(result.first, oldest);
-				cr_assert_eq(result.last, next - 1);
-			}
-		}
-	}
-	cr_assert_leq(ts.ring.cap, 2 * 131072);
-	twostack_free(&ts);
-}
-
-/* The ring grows with the elements held, not with a window's nominal size. */
-Test(twostack, memory_follows_elements)
-{
-	struct twostack ts;
-	struct ends_agg unit = { 1, 1, 1 };
-
-	twostack_init(&ts, &ends_ops);
-	cr_assert_eq(ts.ring.cap, 0);
-	for (int i = 0; i < 10; i++)
-		cr_assert_eq(twostack_push(&ts, &ends_ops, &unit), 0);
-	cr_assert_eq(ts.ring.cap, 16);
-	for (int i = 0; i < 1000000; i++) {
-		twostack_pop(&ts, &ends_ops);
-		cr_assert_eq(twostack_push(&ts, &ends_ops, &unit), 0);
-	}
-	cr_assert_eq(ts.ring.cap, 16);
-	twostack_free(&ts);
-}
-
-/*
- * Windows across the engine's bound (twostack.h, "Bounded work"): an aggregate of
- * first, last, count and an integer sum, exact in any grouping, whose combines are
- * counted.  Every push, pop and eval is checked against the queue it stands for, and
- * its combines against the bound: at most TWOSTACK_EAGER_MAX + 1, and more than a turned
- * window's 2 + TWOSTACK_TURN_RATIO only in a window that flips (at most
- * TWOSTACK_EAGER_MAX elements before the operation) or that has just passed that size.
+ * first, last, count and an integer sum: order-sensitive and exact in any grouping;
+ * its combines are counted.
  */
 struct exact_agg {
 	int64_t first, last, sum;
@@ -300,7 +212,70 @@ exact_combine(void *out, const void *older, const void *newer)
 static const struct twostack_ops exact_ops = { sizeof(struct exact_agg), exact_empty,
     exact_combine };
 
-/* The queue [oldest, next) of the values v(i) = i % 1000 - 500, with its running sum. */
+/*
+ * Windows of up to 100,000 elements with the ring growing while the front and back
+ * stacks both hold elements: first and last are always the queue's ends.
+ */
+Test(twostack, large_windows_and_growth)
+{
+	struct twostack ts;
+	struct exact_agg unit, result;
+	int64_t oldest = 0, next = 0;
+	unsigned seed = 99;
+
+	twostack_init(&ts, &exact_ops);
+	for (int phase = 0; phase < 40; phase++) {
+		int64_t target = (int64_t)(rand_r(&seed) % 100000);
+
+		while (next - oldest != target) {
+			if (next - oldest < target && (rand_r(&seed) % 4 != 0 || next == oldest)) {
+				unit = (struct exact_agg){ next, next, 0, 1 };
+				cr_assert_eq(twostack_push(&ts, &exact_ops, &unit), 0);
+				next++;
+			} else {
+				twostack_pop(&ts, &exact_ops);
+				oldest++;
+			}
+			twostack_eval(&ts, &exact_ops, &result);
+			cr_assert_eq(result.n, (uint64_t)(next - oldest));
+			if (result.n > 0) {
+				cr_assert_eq(result.first, oldest);
+				cr_assert_eq(result.last, next - 1);
+			}
+		}
+	}
+	cr_assert_leq(ts.ring.cap, 2 * 131072);
+	twostack_free(&ts);
+}
+
+/* The ring grows with the elements held, not with a window's nominal size. */
+Test(twostack, memory_follows_elements)
+{
+	struct twostack ts;
+	struct exact_agg unit = { 1, 1, 1, 1 };
+
+	twostack_init(&ts, &exact_ops);
+	cr_assert_eq(ts.ring.cap, 0);
+	for (int i = 0; i < 10; i++)
+		cr_assert_eq(twostack_push(&ts, &exact_ops, &unit), 0);
+	cr_assert_eq(ts.ring.cap, 16);
+	for (int i = 0; i < 1000000; i++) {
+		twostack_pop(&ts, &exact_ops);
+		cr_assert_eq(twostack_push(&ts, &exact_ops, &unit), 0);
+	}
+	cr_assert_eq(ts.ring.cap, 16);
+	twostack_free(&ts);
+}
+
+/*
+ * Windows across the engine's bound (twostack.h, "Bounded work"), of exact_agg: every
+ * push, pop and eval is checked against the queue it stands for, and its combines
+ * against the bound: at most TWOSTACK_EAGER_MAX + 1, and more than a turned window's
+ * 2 + TWOSTACK_TURN_RATIO only in a window that flips (at most TWOSTACK_EAGER_MAX
+ * elements before the operation) or that has just passed that size.
+ *
+ * The queue [oldest, next) of the values v(i) = i % 1000 - 500, with its running sum.
+ */
 struct exact_queue {
 	struct twostack ts;
 	int64_t oldest, next, sum;
