@@ -233,31 +233,18 @@ sum_finalize_scaled(const struct sum_agg *s, const struct agg_params *params,
 	r->number = value;
 }
 
-/* The window's sum, with IEEE semantics for its NaNs and infinities (see above). */
+/*
+ * The window's sum, or its average, with IEEE semantics for its NaNs and infinities
+ * (see above); average is a constant in each caller.
+ */
 TWOSTACK_INLINE void
-sum_finalize(const void *agg, const struct agg_params *params, struct agg_result *r)
+sum_finalize_of(const void *agg, const struct agg_params *params, struct agg_result *r,
+    bool average)
 {
 	const struct sum_agg *s = agg;
 
 	if (__builtin_expect(isnan(s->sum), 0)) {
-		sum_finalize_scaled(s, params, r, false);
-		return;
-	}
-	if (s->n < params->min_count) {	/* min_count >= 1 (monoid_create) */
-		r->kind = AGG_RESULT_NULL;
-		return;
-	}
-	r->kind = AGG_RESULT_NUMBER;
-	r->number = s->sum + s->error;
-}
-
-TWOSTACK_INLINE void
-avg_finalize(const void *agg, const struct agg_params *params, struct agg_result *r)
-{
-	const struct sum_agg *s = agg;
-
-	if (__builtin_expect(isnan(s->sum), 0)) {
-		sum_finalize_scaled(s, params, r, true);
+		sum_finalize_scaled(s, params, r, average);
 		return;
 	}
 	if (s->n < params->min_count) {	/* min_count >= 1 (monoid_create) */
@@ -266,7 +253,19 @@ avg_finalize(const void *agg, const struct agg_params *params, struct agg_result
 	}
 	r->kind = AGG_RESULT_NUMBER;
 	/* n < 2^63, and a signed conversion is one instruction where an unsigned is four. */
-	r->number = (s->sum + s->error) / (double)(int64_t)s->n;
+	r->number = average ? (s->sum + s->error) / (double)(int64_t)s->n : s->sum + s->error;
+}
+
+TWOSTACK_INLINE void
+sum_finalize(const void *agg, const struct agg_params *params, struct agg_result *r)
+{
+	sum_finalize_of(agg, params, r, false);
+}
+
+TWOSTACK_INLINE void
+avg_finalize(const void *agg, const struct agg_params *params, struct agg_result *r)
+{
+	sum_finalize_of(agg, params, r, true);
 }
 
 /* count: the number of non-empty fields, whatever they hold. */
