@@ -1,12 +1,15 @@
 /*
  * keytable.h: a hash table from byte strings (group keys) to pointers.
  *
- * It is hashtable.h's table with the key's hash, the caller's key and the value in
- * each slot: growth and shrinking that move a few keys an operation, so no insert
- * pays for the whole table; backward-shift deletion, so a table that sees keys come and go (groups
- * reclaimed in a long tail -f) keeps no tombstones, and the run's seed, so that keys
- * crafted to collide under one seed scatter under another and no input can make the
- * table quadratic.
+ * It is hashtable.h's table with the key's hash, its words (hash.h's hash_key_words),
+ * the caller's key and the value in each slot.  A key of at most 16 bytes (most are:
+ * a host, a status, a user's id) is hashed from its words (hash_words) and found by
+ * comparing them, without XXH3's general path or a memcmp; a longer one is hashed by
+ * XXH3 and compared with memcmp.  Growth and shrinking move a few keys an operation,
+ * so no insert pays for the whole table; deletion shifts keys back, so a table that
+ * sees keys come and go (groups reclaimed in a long tail -f) keeps no tombstones; and
+ * both hashes are keyed by the run's seed, so that keys crafted to collide under one
+ * seed scatter under another and no input can make the table quadratic.
  */
 #ifndef SWAG_KEYTABLE_H
 #define SWAG_KEYTABLE_H
@@ -45,6 +48,9 @@ size_t keytable_count(const struct keytable *table);
 #ifdef SWAG_TEST_COUNTERS
 /* The slots examined by all searches so far (counters.h: test builds only). */
 uint64_t keytable_probes(const struct keytable *table);
+
+/* The seeded hash the table places key by (test builds only: a flooding test's). */
+uint64_t keytable_hash(const struct keytable *table, const char *key, size_t len);
 #endif
 
 /*
