@@ -2,18 +2,17 @@
  * hash.h: hashing a field's bytes, for the hash tables and sketches that identify
  * values by their exact text (hashtable.h's tables, distinct's sketch).
  *
- * The hash is xxHash's XXH3, 64-bit.  A hash table, which untrusted input fills, is
- * seeded per run (agg_params.hash_seed; hashtable_hash_bytes), so that keys crafted to
- * collide under one seed scatter under another; a sketch whose result depends on the
- * hash (HyperLogLog) uses a fixed seed instead, so that the same input always gives
- * the same output.
+ * The hash is xxHash's XXH3, 64-bit, but for the key table's short keys (at most 16
+ * bytes), which hash_words hashes from their two words.  A hash table, which untrusted
+ * input fills, is seeded per run (agg_params.hash_seed; hashtable_hash_bytes,
+ * hash_words_seed), so that keys crafted to collide under one seed scatter under
+ * another; a sketch whose result depends on the hash (HyperLogLog) uses a fixed seed
+ * instead, so that the same input always gives the same output.
  *
  * Only this header includes xxhash.h, and with XXH_INLINE_ALL: xxHash is compiled,
  * static, into each file that hashes, so that a short field (most are under 16 bytes)
  * is hashed in the caller's loop, without a call, the shared library's dispatch or a
- * -lxxhash to link.  Behind one out-of-line function the call cost -g 3 -w 1000 avg:2
- * 8 instructions a record more (callgrind); the price is xxHash's text in the few
- * files that hash, nothing else sees it.
+ * -lxxhash to link; the price is xxHash's text in the files that hash.
  */
 #ifndef SWAG_HASH_H
 #define SWAG_HASH_H
