@@ -1250,11 +1250,18 @@ stage_write_of(struct pipeline *p, size_t n, const unsigned char *want,
 	}
 }
 
-/* stage_write_of for keyed records and one aggregate, out of line (see stage_write). */
+/*
+ * stage_write_of for keyed records and one aggregate, out of line (see stage_write),
+ * made for every record written (want NULL, a constant: 3 instructions a record less)
+ * and not.
+ */
 static __attribute__((noinline)) void
 stage_write_keyed(struct pipeline *p, size_t n, const unsigned char *want)
 {
-	stage_write_of(p, n, want, 1, true, false);
+	if (want == NULL)
+		stage_write_of(p, n, NULL, 1, true, false);
+	else
+		stage_write_of(p, n, want, 1, true, false);
 }
 
 /*
