@@ -44,7 +44,8 @@ keytable_search(struct keytable *t, const char *key, size_t len, struct keytable
 	bool found;
 
 	*s = keytable_key(t, key, len);
-	found = hashtable_find(&t->table, &keytable_slot_ops, s->hash, keytable_slot_is, s, index);
+	found = hashtable_find(&t->table, &keytable_slot_ops, s->hash, keytable_slot_is, s,
+	    index);
 	TEST_COUNT(t->probes, hashtable_probe_length(&t->table, s->hash, *index));
 	return found;
 }
@@ -101,7 +102,8 @@ keytable_remove(struct keytable *t, const char *key, size_t len)
 	void *value;
 
 	if (!keytable_search(t, key, len, &s, &index) && (t->table.old.count == 0 ||
-	    !hashtable_find_old(&t->table, &keytable_slot_ops, s.hash, keytable_slot_is, &s, index)))
+	    !hashtable_find_old(&t->table, &keytable_slot_ops, s.hash, keytable_slot_is, &s,
+	    index)))
 		return NULL;
 	value = keytable_slot_at(t, index)->value;
 	hashtable_remove(&t->table, &keytable_slot_ops, index);

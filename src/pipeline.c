@@ -562,7 +562,8 @@ time_problem(struct pipeline *p, const struct record *record, size_t column,
 			p->report->epoch_unit_line = record->line;
 			if (unit != p->epoch_unit) {
 				p->epoch_unit = unit;
-				p->epoch_words = EPOCH_WORDS_START;	/* kept in the old unit */
+				/* What the epoch reader kept is in the old unit. */
+				p->epoch_words = EPOCH_WORDS_START;
 				p->report->epoch_unit = unit;
 				ok = parse_timestamp(v->text, v->text_len, unit, &t);
 			}
@@ -890,12 +891,13 @@ read_time_slowly(struct pipeline *p, const struct record *record)
  * which --strict stops the run.  Once the run's first timestamp has been read as an
  * epoch number, the common record (its field there, an epoch that
  * timestamp_read_epoch_words reads, not older than the newest) is read in a loop that
- * keeps the newest and the last epoch's first 8 bytes in registers, every other record
- * going to pipeline_read_time out of line; trim is a constant, whether fields are
- * trimmed (delimited input).  That is 33 instructions a record less than
- * pipeline_read_time for every record, and 13 more for the first 8 bytes known
- * (callgrind, -t 1 -w 10s avg:2); other forms keep pipeline_read_time for every
- * record, as they would pay the loop's tests on top of it (ISO 8601: 22 more).
+ * keeps the newest and what the reader keeps of the last epoch (its first 8 bytes, its
+ * shape) in locals, every other record going to pipeline_read_time out of line; trim
+ * is a constant, whether fields are trimmed (delimited input), and check_na, whether
+ * a missing text (--na) may have an epoch's length.  An epoch of the last one's shape
+ * and first 8 bytes costs the stage 49 instructions (callgrind, -t 1 -w 10s avg:2);
+ * other forms keep pipeline_read_time for every record, as they would pay the loop's
+ * tests on top of it (ISO 8601: 22 more).
  */
 PIPELINE_HOT size_t
 stage_times_of(struct pipeline *p, size_t n, bool trim, bool check_na)
@@ -964,7 +966,8 @@ stage_times(struct pipeline *p, size_t n)
 	if (p->config->input_delimiter != '\0')
 		return check_na ? stage_times_of(p, n, true, true) :
 		    stage_times_of(p, n, true, false);
-	return check_na ? stage_times_of(p, n, false, true) : stage_times_of(p, n, false, false);
+	return check_na ? stage_times_of(p, n, false, true) :
+	    stage_times_of(p, n, false, false);
 }
 
 /*

@@ -289,8 +289,8 @@ timestamp_read_epoch_words(const char *text, size_t len, enum epoch_unit unit,
 	    __builtin_expect(load_u64((const unsigned char *)text) == last->head, 1)) {
 		tail = (load_u64((const unsigned char *)text + len - 8) ^ last->pattern) &
 		    last->mask;
-		if (__builtin_expect((((tail + last->limits) | tail) & 0x8080808080808080U) == 0,
-		    1)) {
+		if (__builtin_expect((((tail + last->limits) | tail) &
+		    0x8080808080808080U) == 0, 1)) {
 			tail = (tail & last->high) | (tail & last->low) << 8;
 			*nanos = (int64_t)(last->base + swar_digits_value(tail) * last->scale);
 			return true;
