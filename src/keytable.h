@@ -1,12 +1,15 @@
 /*
  * keytable.h: a hash table from byte strings (group keys) to pointers.
  *
- * It is hashtable.h's table with the key's hash, the caller's key and the value in
- * each slot: growth and shrinking that move a few keys an operation, so no insert
- * pays for the whole table; backward-shift deletion, so a table that sees keys come and go (groups
- * reclaimed in a long tail -f) keeps no tombstones, and the run's seed, so that keys
- * crafted to collide under one seed scatter under another and no input can make the
- * table quadratic.
+ * It is hashtable.h's table with the key's hash, its words (hash.h's hash_key_words),
+ * the caller's key and the value in each slot.  A key of at most 16 bytes (most are:
+ * a host, a status, a user's id) is hashed from its words (hash_words) and found by
+ * comparing them, without XXH3's general path or a memcmp; a longer one is hashed by
+ * XXH3 and compared with memcmp.  Growth and shrinking move a few keys an operation,
+ * so no insert pays for the whole table; deletion shifts keys back, so a table that
+ * sees keys come and go (groups reclaimed in a long tail -f) keeps no tombstones; and
+ * both hashes are keyed by the run's seed, so that keys crafted to collide under one
+ * seed scatter under another and no input can make the table quadratic.
  */
 #ifndef SWAG_KEYTABLE_H
 #define SWAG_KEYTABLE_H
@@ -14,8 +17,117 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
-struct keytable;
+#include "counters.h"
+#include "hashtable.h"
+#include "swar.h"
+
+/*
+ * A slot: the key's hash (its home, for moves and backward shifts), its words
+ * (hash_key_words: with the length, a short key itself), and the caller's key and
+ * value.
+ */
+struct keytable_slot {
+	uint64_t hash;
+	uint64_t a, b;
+	const char *key;	/* the caller's; NULL for a free slot */
+	size_t len;
+	void *value;
+};
+
+/* A key as a search looks for it. */
+struct keytable_key {
+	uint64_t hash;
+	uint64_t a, b;
+	const char *key;
+	size_t len;
+};
+
+/* The table: kept here for keytable_find, which is inline; the rest is keytable.c's. */
+struct keytable {
+	struct hashtable table;
+	struct hash_words_seed words_seed;	/* the short keys' hash_words keys */
+#ifdef SWAG_TEST_COUNTERS
+	uint64_t probes;
+#endif
+};
+
+HASHTABLE_INLINE bool
+keytable_slot_occupied(const void *slot)
+{
+	return ((const struct keytable_slot *)slot)->key != NULL;
+}
+
+HASHTABLE_INLINE uint64_t
+keytable_slot_hash(const struct hashtable *table, const void *slot)
+{
+	(void)table;
+	return ((const struct keytable_slot *)slot)->hash;
+}
+
+/* Whether the slot holds the short key (at most HASH_WORDS_MAX bytes): its words. */
+HASHTABLE_INLINE bool
+keytable_slot_is_short(const void *slot, const void *key)
+{
+	const struct keytable_slot *e = slot;
+	const struct keytable_key *s = key;
+
+	/* The last word first: keys of one run mostly share a prefix ("web-08"). */
+	return e->b == s->b && e->a == s->a && e->len == s->len;
+}
+
+/* Whether the slot holds the key, of any length. */
+HASHTABLE_INLINE bool
+keytable_slot_is(const void *slot, const void *key)
+{
+	const struct keytable_slot *e = slot;
+	const struct keytable_key *s = key;
+
+	return keytable_slot_is_short(slot, key) && (s->len <= HASH_WORDS_MAX ||
+	    (e->hash == s->hash && memcmp(e->key, s->key, s->len) == 0));
+}
+
+/* The key table moves its keys a step at a time: no insert pays for the whole table. */
+static const struct hashtable_ops keytable_slot_ops = { sizeof(struct keytable_slot),
+    keytable_slot_occupied, keytable_slot_hash, true };
+
+/* The table's slot index. */
+HASHTABLE_INLINE struct keytable_slot *
+keytable_slot_at(const struct keytable *t, size_t index)
+{
+	return hashtable_slot(&t->table, sizeof(struct keytable_slot), index);
+}
+
+/*
+ * The search for key, whose hash is hash: its words (a longer key's first 8 and last 8
+ * bytes, which only filter).
+ */
+HASHTABLE_INLINE struct keytable_key
+keytable_key_of(const char *key, size_t len, uint64_t hash)
+{
+	struct keytable_key s = { hash, 0, 0, key, len };
+
+	hash_key_words(key, len <= HASH_WORDS_MAX ? len : 8, &s.a, &s.b);
+	if (len > HASH_WORDS_MAX)
+		s.b = load_u64((const unsigned char *)key + len - 8);
+	return s;
+}
+
+/*
+ * The search for key, with its seeded hash: hash_words' for a short key (about 12
+ * instructions) and XXH3's of its bytes for a longer one.
+ */
+HASHTABLE_INLINE struct keytable_key
+keytable_key(const struct keytable *t, const char *key, size_t len)
+{
+	struct keytable_key s = keytable_key_of(key, len, 0);
+
+	s.hash = len <= HASH_WORDS_MAX ? hash_words(&t->words_seed, s.a, s.b, len) :
+	    hashtable_hash_bytes(&t->table, key, len);
+	return s;
+}
+
 
 /* Makes an empty table; returns NULL when memory is short. */
 struct keytable *keytable_create(uint64_t seed);
@@ -23,8 +135,39 @@ struct keytable *keytable_create(uint64_t seed);
 /* Frees the table (not the keys or the values). */
 void keytable_destroy(struct keytable *table);
 
-/* The value stored for key, or NULL. */
-void *keytable_find(struct keytable *table, const char *key, size_t len);
+/*
+ * keytable_find's out-of-line part: a key longer than HASH_WORDS_MAX bytes, or the
+ * old table's search (hashtable_find_old) while a move is under way, for a key the
+ * slots do not hold, whose search of them ended at the free slot index.
+ */
+void *keytable_find_slowly(struct keytable *table, const char *key, size_t len,
+    size_t index);
+
+/*
+ * The value stored for key, or NULL.  A short key is looked up by its words alone,
+ * compared with the slots' words (keytable_slot_is_short), inline: its hash, the probe
+ * and the compare take no call and few registers (with -g, 14 instructions a record
+ * less than a call, callgrind).  A longer key, and the old table's search, are a call.
+ */
+HASHTABLE_INLINE void *
+keytable_find(struct keytable *t, const char *key, size_t len)
+{
+	struct keytable_key s;
+	size_t index;
+
+	if (__builtin_expect(len > HASH_WORDS_MAX, 0))
+		return keytable_find_slowly(t, key, len, 0);
+	s = keytable_key(t, key, len);
+	if (__builtin_expect(hashtable_find(&t->table, &keytable_slot_ops, s.hash,
+	    keytable_slot_is_short, &s, &index), 1)) {
+		TEST_COUNT(t->probes, hashtable_probe_length(&t->table, s.hash, index));
+		return keytable_slot_at(t, index)->value;
+	}
+	TEST_COUNT(t->probes, hashtable_probe_length(&t->table, s.hash, index));
+	if (__builtin_expect(t->table.old.count == 0, 1))
+		return NULL;
+	return keytable_find_slowly(t, key, len, index);
+}
 
 /*
  * Stores value for key, which must not be in the table.  The table keeps the
@@ -45,6 +188,9 @@ size_t keytable_count(const struct keytable *table);
 #ifdef SWAG_TEST_COUNTERS
 /* The slots examined by all searches so far (counters.h: test builds only). */
 uint64_t keytable_probes(const struct keytable *table);
+
+/* The seeded hash the table places key by (test builds only: a flooding test's). */
+uint64_t keytable_hash(const struct keytable *table, const char *key, size_t len);
 #endif
 
 /*

@@ -562,6 +562,8 @@ time_problem(struct pipeline *p, const struct record *record, size_t column,
 			p->report->epoch_unit_line = record->line;
 			if (unit != p->epoch_unit) {
 				p->epoch_unit = unit;
+				/* What the epoch reader kept is in the old unit. */
+				p->epoch_words = EPOCH_WORDS_START;
 				p->report->epoch_unit = unit;
 				ok = parse_timestamp(v->text, v->text_len, unit, &t);
 			}
@@ -701,27 +703,14 @@ group_link_newest(struct pipeline *p, struct group *g)
 }
 
 /*
- * Finds the group of the record's key, making it when it is new.  The key is the
- * field's exact text (without surrounding blanks); a missing field is the empty key.
- * Returns NULL when memory is short.
+ * Makes the group of a key that the table does not hold, and links it as the most
+ * recently seen.  Returns NULL when memory is short.  Out of line: a key is new once.
  */
-static struct group *
-pipeline_group(struct pipeline *p, const struct record *record)
+static __attribute__((noinline)) struct group *
+group_new(struct pipeline *p, const char *key, size_t len)
 {
-	const char *key = "";
-	size_t len = 0, column = field_position(p->group_column, p->group_from_end,
-	    record->field_count);
 	struct group *g;
 
-	if (column <= record->field_count) {
-		key = record->fields[column - 1].text;
-		len = record->fields[column - 1].len;
-		/* A field split at blanks has none around it: the trimming is for delimited input. */
-		if (p->csv != NULL)
-			key = trim_blanks(key, len, &len);
-	}
-	if ((g = keytable_find(p->groups, key, len)) != NULL)
-		return g;
 	if ((g = mem_realloc(NULL, sizeof(*g))) == NULL)
 		return NULL;
 	memset(g, 0, sizeof(*g));
@@ -739,6 +728,37 @@ pipeline_group(struct pipeline *p, const struct record *record)
 	}
 	group_link_newest(p, g);
 	return g;
+}
+
+/*
+ * Finds the group of the record's key, making it when it is new.  The key is the
+ * field's exact text (without surrounding blanks); a missing field is the empty key.
+ * column and from_end are -g's field (p->group_column and p->group_from_end), trim
+ * whether fields are trimmed (delimited input: a field split at blanks has none
+ * around it), in the caller's registers.  Returns NULL when memory is short.
+ */
+static inline __attribute__((always_inline)) struct group *
+pipeline_group(struct pipeline *p, const struct record *record, size_t column,
+    bool from_end, bool trim)
+{
+	const char *key = "";
+	size_t len = 0, count = record->field_count;
+	struct group *g;
+
+	column = field_position(column, from_end, count);
+	if (column <= count) {
+		key = record->fields[column - 1].text;
+		len = record->fields[column - 1].len;
+		if (trim) {
+			size_t trimmed;
+
+			key = trim_blanks(key, len, &trimmed);
+			len = trimmed;
+		}
+	}
+	if (__builtin_expect((g = keytable_find(p->groups, key, len)) != NULL, 1))
+		return g;
+	return group_new(p, key, len);
 }
 
 /*
@@ -871,15 +891,16 @@ read_time_slowly(struct pipeline *p, const struct record *record)
  * which --strict stops the run.  Once the run's first timestamp has been read as an
  * epoch number, the common record (its field there, an epoch that
  * timestamp_read_epoch_words reads, not older than the newest) is read in a loop that
- * keeps the newest and the last epoch's first 8 bytes in registers, every other record
- * going to pipeline_read_time out of line; trim is a constant, whether fields are
- * trimmed (delimited input).  That is 33 instructions a record less than
- * pipeline_read_time for every record, and 13 more for the first 8 bytes known
- * (callgrind, -t 1 -w 10s avg:2); other forms keep pipeline_read_time for every
- * record, as they would pay the loop's tests on top of it (ISO 8601: 22 more).
+ * keeps the newest and what the reader keeps of the last epoch (its first 8 bytes, its
+ * shape) in locals, every other record going to pipeline_read_time out of line; trim
+ * is a constant, whether fields are trimmed (delimited input), and check_na, whether
+ * a missing text (--na) may have an epoch's length.  An epoch of the last one's shape
+ * and first 8 bytes costs the stage 49 instructions (callgrind, -t 1 -w 10s avg:2);
+ * other forms keep pipeline_read_time for every record, as they would pay the loop's
+ * tests on top of it (ISO 8601: 22 more).
  */
 PIPELINE_HOT size_t
-stage_times_of(struct pipeline *p, size_t n, bool trim)
+stage_times_of(struct pipeline *p, size_t n, bool trim, bool check_na)
 {
 	const struct pipeline_config *config = p->config;
 	struct batch *b = &p->batch;
@@ -911,7 +932,8 @@ stage_times_of(struct pipeline *p, size_t n, bool trim)
 				text = trim_blanks(text, len, &trimmed);
 				len = trimmed;
 			}
-			if (len > 0 && !is_na(na_lengths, config, text, len) &&
+			/* An empty text is no epoch's: the reader refuses it unread. */
+			if (!(check_na && is_na(na_lengths, config, text, len)) &&
 			    timestamp_read_epoch_words(text, len, unit, &last, &t) && t >= time) {
 				b->times[k] = time = t;
 				continue;
@@ -930,12 +952,22 @@ stage_times_of(struct pipeline *p, size_t n, bool trim)
 	return n;
 }
 
-/* stage_times_of, made for blank-separated and for delimited input apart. */
+/*
+ * stage_times_of, made for blank-separated and for delimited input apart, and for
+ * missing texts (--na) that an epoch's words could be apart: timestamp_read_epoch_words
+ * takes 9 to 16 bytes alone, so that without a missing text of those lengths (the
+ * default "-" is 1) the loop need not look for one (7 instructions a record less).
+ */
 static size_t
 stage_times(struct pipeline *p, size_t n)
 {
-	return p->config->input_delimiter != '\0' ? stage_times_of(p, n, true) :
-	    stage_times_of(p, n, false);
+	bool check_na = (p->na_lengths & EPOCH_WORDS_LENGTHS) != 0;
+
+	if (p->config->input_delimiter != '\0')
+		return check_na ? stage_times_of(p, n, true, true) :
+		    stage_times_of(p, n, true, false);
+	return check_na ? stage_times_of(p, n, false, true) :
+	    stage_times_of(p, n, false, false);
 }
 
 /*
@@ -962,57 +994,80 @@ relink_keys(struct pipeline *p, size_t from, size_t to)
 }
 
 /*
- * The steps stage: finds the windows of records [0, n), their key's with -g (made when
- * the key is new), and whether each one's results are written: every step-th record
- * of its key.  With -g it also lists the batch's keys, in the order they first come,
- * and links each key's records (but those before any timestamp, which no window takes)
- * for the windows stage.  Returns n, or the record at which memory ran short.
+ * The steps stage with -g, its loop made for trim (delimited input) and not: finds
+ * each record's group (pipeline_group), lists the batch's keys in the order they first
+ * come and links each key's records (but those before any timestamp, which no window
+ * takes) for the windows stage.  The stage's fields are in locals: the stores to the
+ * groups and the batch could alias them.  Returns n, or the record at which memory ran
+ * short.
  */
-static size_t
-stage_steps(struct pipeline *p, size_t n)
+static inline __attribute__((always_inline)) size_t
+stage_steps_keyed(struct pipeline *p, size_t n, bool trim)
 {
-	const struct pipeline_config *config = p->config;
 	struct batch *b = &p->batch;
-	/* In locals: the stores to the groups and the batch could alias config's fields. */
-	bool reclaim = p->reclaim, has_group = config->has_group;
-	uint64_t step = config->step;
+	bool reclaim = p->reclaim, from_end = p->group_from_end;
+	uint64_t step = p->config->step, serial = b->serial;
+	size_t column = p->group_column, untimed = b->untimed, key_count = 0;
 
-	b->serial++;
-	b->key_count = 0;
 	for (size_t k = 0; k < n; k++) {
-		struct group *g = &p->single;
+		struct group *g = pipeline_group(p, &b->rec[k], column, from_end, trim);
 
-		if (has_group) {
-			g = pipeline_group(p, &b->rec[k]);
-			work_charge(k);
-			if (g == NULL) {
-				if (reclaim)
-					relink_keys(p, b->untimed, k);
-				return k;
+		work_charge(k);
+		if (g == NULL) {
+			b->key_count = key_count;
+			if (reclaim)
+				relink_keys(p, untimed, k);
+			return k;
+		}
+		if (__builtin_expect(k >= untimed, 1)) {
+			if (g->batch_serial != serial) {
+				g->batch_serial = serial;
+				g->batch_first = (uint8_t)k;
+				b->keys[key_count++] = g;
+			} else {
+				b->next[g->batch_last] = (uint8_t)k;
 			}
-			if (k >= b->untimed) {
-				if (g->batch_serial != b->serial) {
-					g->batch_serial = b->serial;
-					g->batch_first = (uint8_t)k;
-					b->keys[b->key_count++] = g;
-				} else {
-					b->next[g->batch_last] = (uint8_t)k;
-				}
-				g->batch_last = (uint8_t)k;
-			} else if (reclaim) {
-				/* The list of groups by their last record serves reclaiming only. */
-				group_unlink(p, g);
-				group_link_newest(p, g);
-				g->newest = b->times[k];
-			}
+			g->batch_last = (uint8_t)k;
+		} else if (reclaim) {
+			/* The list of groups by their last record serves reclaiming only. */
+			group_unlink(p, g);
+			group_link_newest(p, g);
+			g->newest = b->times[k];
 		}
 		b->groups[k] = g;
 		/* Every record's results are written without -s N, which alone counts them. */
 		if (step != 1)
 			b->want[k] = ++g->records % step == 0;
 	}
+	b->key_count = key_count;
 	if (reclaim)
-		relink_keys(p, b->untimed, n);
+		relink_keys(p, untimed, n);
+	return n;
+}
+
+/*
+ * The steps stage: finds the windows of records [0, n), their key's with -g (made when
+ * the key is new), and whether each one's results are written: every step-th record
+ * of its key.  With -g it also lists the batch's keys, in the order they first come,
+ * and links each key's records (stage_steps_keyed).  Returns n, or the record at which
+ * memory ran short.
+ */
+static __attribute__((noinline)) size_t
+stage_steps(struct pipeline *p, size_t n)
+{
+	struct batch *b = &p->batch;
+	uint64_t step = p->config->step;
+
+	b->serial++;
+	b->key_count = 0;
+	if (p->config->has_group)
+		return p->csv != NULL ? stage_steps_keyed(p, n, true) :
+		    stage_steps_keyed(p, n, false);
+	for (size_t k = 0; k < n; k++) {
+		b->groups[k] = &p->single;
+		if (step != 1)
+			b->want[k] = ++p->single.records % step == 0;
+	}
 	return n;
 }
 
@@ -1198,11 +1253,18 @@ stage_write_of(struct pipeline *p, size_t n, const unsigned char *want,
 	}
 }
 
-/* stage_write_of for keyed records and one aggregate, out of line (see stage_write). */
+/*
+ * stage_write_of for keyed records and one aggregate, out of line (see stage_write),
+ * made for every record written (want NULL, a constant: 3 instructions a record less)
+ * and not.
+ */
 static __attribute__((noinline)) void
 stage_write_keyed(struct pipeline *p, size_t n, const unsigned char *want)
 {
-	stage_write_of(p, n, want, 1, true, false);
+	if (want == NULL)
+		stage_write_of(p, n, NULL, 1, true, false);
+	else
+		stage_write_of(p, n, want, 1, true, false);
 }
 
 /*

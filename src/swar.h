@@ -69,23 +69,4 @@ swar_digits_value(uint64_t word)
 	return (word * (1 + (10000ULL << 32))) >> 32;
 }
 
-/*
- * Whether a[0..len) and b[0..len) are equal, reading no byte outside them: 4 to 16
- * bytes (a host name, a status, a user's id) as two words each, the second ending at
- * the last byte, without memcmp's call; other lengths through memcmp.
- */
-static inline bool
-swar_equal(const void *a, const void *b, size_t len)
-{
-	const unsigned char *x = a, *y = b;
-
-	if (len >= 8 && len <= 16)
-		return ((load_u64(x) ^ load_u64(y)) |
-		    (load_u64(x + len - 8) ^ load_u64(y + len - 8))) == 0;
-	if (len >= 4 && len < 8)
-		return ((load_u32(x) ^ load_u32(y)) |
-		    (load_u32(x + len - 4) ^ load_u32(y + len - 4))) == 0;
-	return memcmp(a, b, len) == 0;
-}
-
 #endif /* SWAG_SWAR_H */

@@ -86,7 +86,7 @@ Test(keytable, seeded_against_flooding)
 	for (unsigned i = 0; found < 1000; i++) {
 		int len = snprintf(keys[found], sizeof(keys[found]), "%u", i);
 
-		if (hash_bytes(keys[found], (size_t)len, attack_seed) >> 52 == 0x123)
+		if (keytable_hash(attacked, keys[found], (size_t)len) >> 52 == 0x123)
 			found++;
 	}
 	for (int i = 0; i < 1000; i++) {
@@ -107,31 +107,103 @@ Test(keytable, seeded_against_flooding)
 }
 
 /*
-** swar_equal, the table's key compare, against memcmp: every length from 0 to 40, equal
-** strings and strings that differ in one byte at each position (by one bit and by all),
-** each at the very end of a block of its own size, for AddressSanitizer. Keys reach the
-** compare only when their hashes agree, so the table's own tests seldom get here.
+** hash_key_words, which with the length stands for a short key in the table's compare:
+** every length from 0 to 16, equal strings give equal words, and strings that differ in
+** one byte at any position (by one bit and by all) give other words; each string at the
+** very end of a block of its own size, for AddressSanitizer (so longer keys too, to 40
+** bytes, whose words are read but do not say the key).
 */
-Test(keytable, word_compare_against_memcmp)
+Test(keytable, key_words_say_a_short_key)
 {
 	for (size_t len = 0; len <= 40; len++) {
 		char *a = malloc(len ? len : 1), *b = malloc(len ? len : 1);
+		uint64_t a0, a1, b0, b1;
 		cr_assert(a != NULL && b != NULL);
 		for (size_t i = 0; i < len; i++)
 			a[i] = b[i] = (char)('a' + i % 26);
-		cr_assert(swar_equal(a, b, len), "length %zu: equal strings differ", len);
-		for (size_t i = 0; i < len; i++) {
+		hash_key_words(a, len <= HASH_WORDS_MAX ? len : 8, &a0, &a1);
+		hash_key_words(b, len <= HASH_WORDS_MAX ? len : 8, &b0, &b1);
+		cr_assert(a0 == b0 && a1 == b1, "length %zu: equal strings differ", len);
+		for (size_t i = 0; i < len && len <= HASH_WORDS_MAX; i++) {
 			for (int flip = 1; flip <= 0x80; flip <<= 7) {
 				b[i] = (char)(a[i] ^ (flip == 0x80 ? 0xFF : flip));
-				if (swar_equal(a, b, len) != (memcmp(a, b, len) == 0))
-					cr_assert_fail("length %zu, byte %zu flipped by %#x: %d", len, i,
-					               flip, swar_equal(a, b, len));
+				hash_key_words(b, len, &b0, &b1);
+				if (a0 == b0 && a1 == b1)
+					cr_assert_fail("length %zu, byte %zu flipped by %#x: same words",
+					               len, i, flip);
 				b[i] = a[i];
 			}
 		}
 		free(a);
 		free(b);
 	}
+}
+
+/*
+** Keys of every length from 0 to 40 over three bytes (NUL and 0xFF among them), so that
+** many share their words, their first and last 8 bytes or all but their length, each in
+** storage of its own size, inserted, found (by a copy) and removed at random against a
+** naive list: the table tells apart exactly the keys memcmp does.
+*/
+Test(keytable, keys_of_every_length_against_naive)
+{
+	enum { N = 3000 };
+	static char *keys[N];
+	static size_t lens[N];
+	static bool present[N];
+	static const char bytes[] = { 'a', '\0', (char)0xFF };
+	struct keytable *t = keytable_create(77);
+	uint64_t state = 99;
+	size_t count = 0;
+
+	cr_assert_not_null(t);
+	for (int k = 0; k < N; k++) {
+		bool fresh;
+		do {
+			state = state * 6364136223846793005u + 1442695040888963407u;
+			lens[k] = (size_t)(state >> 33) % 41;
+			keys[k] = malloc(lens[k] ? lens[k] : 1);
+			cr_assert_not_null(keys[k]);
+			for (size_t i = 0; i < lens[k]; i++) {
+				state = state * 6364136223846793005u + 1442695040888963407u;
+				/* Mostly 'a': long keys then differ in a byte or two. */
+				keys[k][i] = (state >> 40) % 8 == 0 ? bytes[(state >> 50) % 3] : 'a';
+			}
+			fresh = true;
+			for (int j = 0; j < k && fresh; j++)
+				fresh = !(lens[j] == lens[k] && memcmp(keys[j], keys[k], lens[k]) == 0);
+			if (!fresh)
+				free(keys[k]);
+		} while (!fresh);
+	}
+	for (int step = 0; step < 300000; step++) {
+		state = state * 6364136223846793005u + 1442695040888963407u;
+		int k = (int)((state >> 33) % N), action = (int)((state >> 20) % 3);
+		char *copy = malloc(lens[k] ? lens[k] : 1);
+
+		cr_assert_not_null(copy);
+		memcpy(copy, keys[k], lens[k]);
+		if (action == 0 && !present[k]) {
+			cr_assert_eq(keytable_insert(t, keys[k], lens[k], &present[k]), 0);
+			present[k] = true;
+			count++;
+		} else if (action == 1 && present[k]) {
+			cr_assert_eq(keytable_remove(t, copy, lens[k]), &present[k]);
+			present[k] = false;
+			count--;
+		} else {
+			void *v = keytable_find(t, copy, lens[k]);
+
+			if (v != (present[k] ? &present[k] : NULL))
+				cr_assert_fail("step %d: key %d of %zu bytes found as %p", step, k,
+				               lens[k], v);
+		}
+		free(copy);
+		cr_assert_eq(keytable_count(t), count);
+	}
+	keytable_destroy(t);
+	for (int k = 0; k < N; k++)
+		free(keys[k]);
 }
 
 /* The work counted so far: the table's probes and its moves' (hashtable.h's counters). */

@@ -213,10 +213,15 @@ Test(epoch, words_reader_agrees_with_the_parser)
 	char text[24], previous[8] = { 0 };
 	struct epoch_words last = EPOCH_WORDS_START;
 	size_t known_heads = 0;
+	enum epoch_unit last_unit = EPOCH_SECONDS;
 	for (int round = 0; round < 400000; round++) {
 		uint64_t r = random_next(&state);
 		size_t len = 1 + r % 20;
-		enum epoch_unit unit = (enum epoch_unit)(r >> 8 & 3);
+		/* A unit for 64 texts: what the reader keeps is for one unit (timestamp.h). */
+		enum epoch_unit unit = (enum epoch_unit)(round >> 6 & 3);
+		if (unit != last_unit)
+			last = EPOCH_WORDS_START;
+		last_unit = unit;
 		bool plain = (r >> 10 & 3) != 0; /* digits and at most one point */
 		bool same_head = (r >> 12 & 1) != 0 && len >= 8;
 		for (size_t i = 0; i < len; i++) {
@@ -273,6 +278,72 @@ Test(epoch, words_reader_agrees_with_the_parser)
 	cr_assert_not(timestamp_read_epoch_words("00000000x", 9, EPOCH_SECONDS, &last, &nanos));
 	cr_assert(timestamp_read_epoch_words("000000001", 9, EPOCH_SECONDS, &last, &nanos));
 	cr_expect_eq(nanos, NS);
+}
+
+/*
+** timestamp_read_epoch_words on streams of one shape, as a log's timestamps come: a text
+** of 9 to 16 bytes, the point at one place or none, in one unit, under one head of 8
+** bytes, each next text the last with a few bytes changed (most to digits, some to a
+** point, a date's '-' or '/', a blank, a NUL, 0xFF), with the head now and then changed
+** too, near INT64_MAX's nanoseconds among them. Each text is compared with
+** read_timestamp_fields, and most must be read by the shape the reader kept of the text
+** before (its shape and head unchanged), so that the word path is what is tested.
+*/
+Test(epoch, words_reader_on_streams_of_one_shape)
+{
+	static const char odd[] = ".-/ \0\xff:+eZ";
+	static const char *const heads[] = { "17000000", "92233720", "00000000", "99999999",
+	                                     "00000922", "12345678" };
+	uint64_t state = 0xD1B54A32D192ED03U;
+	size_t shaped = 0, read = 0, total = 0;
+	for (int stream = 0; stream < 4000; stream++) {
+		uint64_t r = random_next(&state);
+		size_t len = 9 + r % 8;
+		size_t point = (r >> 3) % (len - 7); /* len - 8: none */
+		enum epoch_unit unit = (enum epoch_unit)(r >> 8 & 3);
+		char text[16];
+		struct epoch_words last = EPOCH_WORDS_START;
+		memcpy(text, heads[(r >> 10) % 6], 8);
+		for (size_t i = 8; i < len; i++)
+			text[i] = (char)('0' + random_next(&state) % 10);
+		if (point < len - 8)
+			text[8 + point] = '.';
+		for (int round = 0; round < 100; round++) {
+			r = random_next(&state);
+			for (int change = 0; change < (int)(r % 3); change++) {
+				uint64_t c = random_next(&state);
+				size_t at = 8 + c % (len - 8);
+				if (c >> 8 & 1 && text[at] != '.')
+					text[at] = (char)('0' + (c >> 16) % 10);
+				else if ((c >> 9) % 4 == 0)
+					text[at] = odd[(c >> 16) % (sizeof(odd) - 1)];
+			}
+			if ((r >> 4) % 50 == 0)
+				text[(r >> 10) % 8] = (char)('0' + (r >> 20) % 10);
+			char *block = malloc(len);
+			cr_assert_not_null(block);
+			memcpy(block, text, len);
+			uint64_t head;
+			memcpy(&head, block, 8);
+			bool by_shape = last.shape == len && last.head == head;
+			int64_t fast = 12345, slow = 12345;
+			size_t taken = 0;
+			struct field field = { .text = block, .len = len };
+			bool ok = read_timestamp_fields(&field, 1, unit, NULL, &slow, &taken);
+			total++;
+			if (timestamp_read_epoch_words(block, len, unit, &last, &fast)) {
+				if (!ok || taken != 1 || fast != slow)
+					cr_assert_fail("\"%.*s\" (unit %d): words %lld, parser %s %lld",
+					               (int)len, text, (int)unit, (long long)fast,
+					               ok ? "reads" : "refuses", (long long)slow);
+				read++;
+				shaped += by_shape;
+			}
+			free(block);
+		}
+	}
+	cr_assert_gt(read, total / 3, "the reader took %zu texts of %zu", read, total);
+	cr_assert_gt(shaped, read / 2, "only %zu of %zu read by their shape", shaped, read);
 }
 
 Test(epoch, limits_of_int64_nanoseconds)
