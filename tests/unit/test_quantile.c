@@ -785,6 +785,143 @@ Test(quantile, sliding_full_window)
 	agg_quantile.destroy(agg);
 }
 
+/*
+ * The work of one step, counted (agg_quantile.h's quantile_counters): the levels the
+ * sifts pass are at most QUANTILE_LEVEL_BOUND(m) for each value the step evicts and
+ * for the one it takes, and the bytes a growth copies or pads at most
+ * QUANTILE_BYTE_BOUND a step, whatever m: the blocks under MEM_MAP_MIN that a growth
+ * copies (at most 128 KiB each of values and positions) and a run of pads (512 bytes
+ * for each heap).  A doubling copy of a block of m/2 entries exceeds it from m = 16,384.
+ */
+#define QUANTILE_LEVEL_BOUND(m) (2.0 * log2((double)(m) + 2) + 8)
+#define QUANTILE_BYTE_BOUND (2 * ((size_t)128 << 10) + 2 * 1024)
+
+struct work_check {
+	struct agg *agg;
+	uint64_t m;		/* the numbers the window holds */
+	double most_levels;	/* the largest levels / bound of one step so far */
+	uint64_t most_bytes;	/* the most bytes of one step so far */
+};
+
+/*
+ * One time-window step on c (evict the evict oldest, take x unless NULL, the result
+ * read), asserting its work within the bounds for the largest m it passed.
+ */
+static void
+work_step(struct work_check *c, uint64_t evict, const double *x, const char *what)
+{
+	struct quantile_counters before = quantile_counters;
+	struct agg_value v = { .has_text = true, .has_number = true };
+	struct agg_result r;
+	double bound = (double)(evict + (x != NULL)) * QUANTILE_LEVEL_BOUND(c->m + 1);
+	uint64_t levels, bytes;
+
+	if (x != NULL)
+		v.number = *x;
+	cr_assert_eq(agg_step(c->agg, evict, x != NULL ? &v : NULL, &r), 0);
+	cr_assert_leq(evict, c->m);
+	c->m += (x != NULL) - evict;
+	levels = quantile_counters.moves - before.moves;
+	bytes = quantile_counters.bytes - before.bytes;
+	cr_assert_leq((double)levels, bound, "%s, m %llu, evict %llu: %llu levels, bound %.1f",
+	    what, (unsigned long long)c->m, (unsigned long long)evict,
+	    (unsigned long long)levels, bound);
+	cr_assert_leq(bytes, QUANTILE_BYTE_BOUND, "%s, m %llu: %llu bytes in one step", what,
+	    (unsigned long long)c->m, (unsigned long long)bytes);
+	if (bound > 0 && (double)levels / bound > c->most_levels)
+		c->most_levels = (double)levels / bound;
+	if (bytes > c->most_bytes)
+		c->most_bytes = bytes;
+}
+
+/* The values the work tests draw: random, rising, falling, or a few repeated. */
+enum work_values { WORK_RANDOM, WORK_RISING, WORK_FALLING, WORK_FEW };
+
+static double
+work_value(enum work_values how, uint64_t i, unsigned *seed)
+{
+	switch (how) {
+	case WORK_RISING:
+		return (double)i;
+	case WORK_FALLING:
+		return -(double)i;
+	case WORK_FEW:
+		return rand_r(seed) % 3;
+	default:
+		return rand_r(seed);
+	}
+}
+
+static const double work_percentiles[] = { 0, 0.01, 0.5, 0.99, 1 };
+#define WORK_PERCENTILES (sizeof(work_percentiles) / sizeof(work_percentiles[0]))
+
+/*
+ * Growth from empty to a million values and then a row window of a million sliding,
+ * for each way of drawing values: every step within the bounds, the growth of the
+ * heaps (copies under MEM_MAP_MIN, mem_remap above, pads a run at a time) included.
+ */
+Test(quantile, growth_to_a_million_is_bounded_per_step)
+{
+	const uint64_t million = 1000000;
+
+	for (int how = WORK_RANDOM; how <= WORK_FEW; how++)
+		for (size_t k = 0; k < WORK_PERCENTILES; k += how == WORK_RANDOM ? 1 : 2) {
+			struct work_check c = { make(work_percentiles[k], 1), 0, 0, 0 };
+			unsigned seed = 7 + (unsigned)how;
+
+			for (uint64_t i = 0; i < million + 200000; i++) {
+				double x = work_value(how, i, &seed);
+
+				work_step(&c, i >= million, &x, "growth");
+			}
+			cr_assert_eq(quantile_window_check(c.agg), 0);
+			cr_log_info("growth, values %d, q %g: levels at most %.2f of the "
+			    "bound, bytes %llu", how, work_percentiles[k], c.most_levels,
+			    (unsigned long long)c.most_bytes);
+			agg_quantile.destroy(c.agg);
+		}
+}
+
+/*
+ * Time windows: a window that grows to 100,000, loses all but a few in one step,
+ * grows to 300,000 and loses most again, and in between steps that evict 0, 1 or
+ * several, or a few thousand at once; every step within (evicted + 1) times the bound.
+ */
+Test(quantile, time_window_steps_are_bounded_per_eviction)
+{
+	for (int how = WORK_RANDOM; how <= WORK_FEW; how++)
+		for (size_t k = 0; k < WORK_PERCENTILES; k += how == WORK_RANDOM ? 1 : 2) {
+			struct work_check c = { make(work_percentiles[k], 1), 0, 0, 0 };
+			unsigned seed = 11 + (unsigned)how;
+			uint64_t i = 0;
+			const uint64_t tops[] = { 100000, 300000, 50000 };
+
+			for (size_t t = 0; t < sizeof(tops) / sizeof(tops[0]); t++) {
+				while (c.m < tops[t]) {
+					double x = work_value(how, i++, &seed);
+					int r = rand_r(&seed) % 10000;
+					uint64_t evict = r < 7000 ? 0 : r < 9500 ? 1 : r < 9999 ?
+					    (uint64_t)(rand_r(&seed) % 4) : (uint64_t)(rand_r(&seed) %
+					    3000);
+
+					if (evict > c.m)
+						evict = c.m;
+					work_step(&c, evict, &x, "time window");
+				}
+				cr_assert_eq(quantile_window_check(c.agg), 0);
+				{
+					double x = work_value(how, i++, &seed);
+
+					work_step(&c, c.m - 5, &x, "most evicted at once");
+				}
+				cr_assert_eq(quantile_window_check(c.agg), 0);
+			}
+			work_step(&c, c.m, NULL, "all evicted");
+			cr_assert_eq(quantile_window_check(c.agg), 0);
+			agg_quantile.destroy(c.agg);
+		}
+}
+
 #ifdef SWAG_FAULT_INJECTION
 /*
  * Out of memory (make FAULT=1): the Nth allocation fails, for each of the FAULT_POINTS
