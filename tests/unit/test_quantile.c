@@ -512,6 +512,120 @@ Test(quantile, move_sorted_runs_against_naive)
 			    SLIDE_PERCENTILE_COUNT, true, hows[h]);
 }
 
+/*
+ * A time window's steps as the pipeline moves them (quantile_move's by-time path: evict
+ * arrays, every result wanted, with and without an index), each step evicting what a
+ * bursty arrival gives: none, one, two to five, up to fifty, all but one or all, so
+ * that every way of heap_step's time path runs (a push that evicts nothing, a
+ * replacement after removals, the general path when the value or the oldest slot is
+ * missing or NaN).  The values are few and repeated (duplicates), with NaN and missing
+ * ones now and then, or distinct; every result is checked against the naive window,
+ * and the invariants after every move.
+ */
+static void
+time_step_sequence(unsigned seed, long steps, const double *q, size_t count)
+{
+	struct naive *w = calloc(1, sizeof(*w));
+	struct agg *heaps[MAX_HEAPS];
+	static struct agg_result got[MAX_HEAPS][64], want[MAX_HEAPS][64];
+	struct value_mix mix = { 0 };
+	struct agg_params params = { .min_count = 1 + seed % 3 };
+	size_t target = 0, most = 0;
+
+	cr_assert_not_null(w);
+	mix.missing_per_mille = seed % 2 * 50;
+	mix.nan_per_mille = seed % 3 == 0 ? 10 : 0;
+	mix.small_set_per_mille = seed % 4 < 2 ? 700 : 0;
+	mix.zero_per_mille = seed % 5 == 0 ? 100 : 0;
+	for (size_t i = 0; i < count; i++) {
+		params.percentile = q[i];
+		heaps[i] = agg_quantile.create(&agg_quantile, &params);
+		cr_assert_not_null(heaps[i]);
+	}
+	for (long step = 0; step < steps;) {
+		struct agg_value v[64];
+		uint32_t evict[64];
+		uint8_t index[64];
+		size_t n = 1 + (size_t)rand_r(&seed) % 64, records = n;
+		bool use_index = rand_r(&seed) % 3 == 0;
+		struct agg_move m = { .n = n, .evict = evict, .values = v };
+
+		if (use_index)
+			records = n + (size_t)rand_r(&seed) % (64 - n + 1);
+		memset(v, 0, sizeof(v));
+		for (size_t r = 0; r < records; r++) {
+			v[r].has_number = v[r].has_text = rand_r(&seed) % 1000 >=
+			    mix.missing_per_mille;
+			if (v[r].has_number)
+				v[r].number = random_value(&mix, &seed);
+		}
+		if (use_index)
+			random_index(index, n, records, false, &seed);
+		for (size_t j = 0; j < n; j++, step++) {
+			size_t r = use_index ? index[j] : j;
+			int choice = rand_r(&seed) % 1000;
+			size_t e;
+
+			if (step % 500 == 0)
+				target = (size_t)rand_r(&seed) % (rand_r(&seed) % 3 == 0 ? 8 :
+				    MAX_WINDOW);
+			/* Towards the target: mostly none or one, else one or a few. */
+			if (choice < 3)
+				e = 1 + (size_t)rand_r(&seed) % 50;
+			else if (choice < 4)
+				e = w->slots;
+			else if (choice < 5)
+				e = w->slots - (w->slots > 0);
+			else if (w->slots < target)
+				e = choice < 600 ? 0 : choice < 900 ? 1 : 2;
+			else
+				e = choice < 200 ? 0 : choice < 500 ? 1 : 2 + (size_t)rand_r(&seed) % 4;
+
+			if (e > w->slots)
+				e = w->slots;
+			if (w->slots - e == MAX_WINDOW)
+				e++;
+			evict[j] = (uint32_t)e;
+			naive_evict(w, e);
+			naive_append(w, &v[r]);
+			if (w->slots > most)
+				most = w->slots;
+			naive_sort(w);
+			for (size_t i = 0; i < count; i++)
+				naive_result(w, q[i], params.min_count, &want[i][r]);
+		}
+		m.index = use_index ? index : NULL;
+		for (size_t i = 0; i < count; i++) {
+			int broken;
+
+			m.results = got[i];
+			cr_assert_eq(agg_quantile.move(heaps[i], &m), n);
+			for (size_t j = 0; j < n; j++) {
+				size_t r = use_index ? index[j] : j;
+
+				check_result(&got[i][r], &want[i][r], "time step", q[i], step);
+			}
+			broken = quantile_window_check(heaps[i]);
+			cr_assert_eq(broken, 0, "seed %u q=%.17g step %ld: invariant %d broken",
+			    seed, q[i], step, broken);
+			cr_assert_eq(slots_of(heaps[i]), w->slots);
+			cr_assert_eq(values_of(heaps[i]), w->count);
+		}
+	}
+	/* The window must have grown past mid and both heaps. */
+	cr_assert_geq(most, 100, "seed %u: the window held at most %zu", seed, most);
+	for (size_t i = 0; i < count; i++)
+		agg_quantile.destroy(heaps[i]);
+	free(w);
+}
+
+Test(quantile, time_steps_against_naive)
+{
+	for (unsigned seed = 1; seed <= 40; seed++)
+		time_step_sequence(seed * 7727, 4000, slide_percentiles,
+		    SLIDE_PERCENTILE_COUNT);
+}
+
 static struct agg *
 make(double q, uint64_t min_count)
 {
