@@ -40,6 +40,26 @@
  * 10^9 rows over 10 records holds under a kilobyte; memory is 8 bytes of ring per slot
  * plus 16 per value, at most twice that just after a doubling, and the window's own
  * 750 bytes.
+ *
+ * The work of one step is bounded (counted in the test build, agg_quantile.h's
+ * quantile_counters, and asserted over long sequences by tests/unit/test_quantile.c):
+ * with a row window, the levels of a few sifts, at most 2 log2(m) + 8, plus a
+ * constant; with a time window, that for each value evicted and for the one taken.
+ * The growth of a heap is part of the constant: a block under MEM_MAP_MIN is copied
+ * (128 KiB at the most, 2,048 units of make swag-work's table), a larger one grows in
+ * place by mremap and copies nothing, and the pads it needs are written a run of
+ * HEAP_PAD_AHEAD at a time (heap_grow, heap_reserve).  The most work of one record at
+ * -w 1000000 over 1,100,000 numbers: median 2,060 units, p99 2,058, where a doubling
+ * that copied the whole heap took 262,134 and 524,273.
+ *
+ * A time window's step evicts 0, 1 or several values as it takes one (bursty
+ * arrivals: 0.48, 0.28 and 0.24 of the steps of -t 1 -g 3 -w 1m p99:2 over make
+ * bench's timed lines).  One value leaving is the row window's replacement; several
+ * leave all but the last first and replace the last; none is a push that works out
+ * the result at once (heap_step).  This file's code costs that command 194
+ * instructions a record (callgrind), against 99 for the row window's -w 1000 p99:2:
+ * a push costs about 134 and a removal about 100, where a replacement costs less than
+ * either, and those are what is left of the difference.
  */
 #include <math.h>
 #include <stdint.h>
@@ -126,6 +146,13 @@ ring_word(const struct ring *ring, uint64_t position)
  * settles, and rounding may move lo by two.
  */
 #define HEAP_SLACK 8
+/* The most bytes values lies into its block: past the start, to its alignment. */
+#define HEAP_VALUE_OFFSET HEAP_ALIGN
+/*
+ * Pads a heap writes past what a push needs, so that it writes them in runs of this
+ * many (HEAP_PAD_AHEAD * 8 bytes), one push in HEAP_PAD_AHEAD while it grows.
+ */
+#define HEAP_PAD_AHEAD 64
 
 /* Ring words of the heap window: a place, or one of these two. */
 #define SLOT_MISSING UINT64_MAX
@@ -141,11 +168,14 @@ struct heap_entry {
 };
 
 struct quantile_heap {
-	double *values;		/* count entries, then pads up to cap + HEAP_PADDING */
+	double *values;		/* count entries, then pads up to ready + HEAP_PADDING */
 	uint64_t *positions;	/* positions[i]: the ring position of values[i]'s slot */
 	size_t count;
-	size_t cap;
-	void *block;		/* the allocation holding both arrays, or NULL */
+	size_t ready;		/* the count the pads allow: count <= ready <= cap */
+	size_t cap;		/* the entries the blocks have room for */
+	void *value_block;	/* the allocation values lies in, or NULL */
+	size_t value_bytes;	/* ... its size, for mem_zfree and mem_remap */
+	size_t position_bytes;	/* the size of positions' block */
 };
 
 struct heap_window {
@@ -329,8 +359,7 @@ heap_best_child(const double *c, bool is_upper, double *best)
 #endif
 
 #ifdef SWAG_TEST_COUNTERS
-/* The levels the heaps' sifts pass and the entries a growth copies (src/counters.h). */
-static uint64_t heap_work;
+struct quantile_counters quantile_counters;
 #endif
 
 /* Moves value from the hole at index towards the top to where it belongs. */
@@ -341,7 +370,7 @@ heap_sift_up(const struct heap_view *h, bool is_upper, size_t index, double valu
 	while (index > 0) {
 		size_t parent = (index - 1) / HEAP_ARITY;
 
-		TEST_COUNT(heap_work, 1);
+		TEST_COUNT(quantile_counters.moves, 1);
 		if (!heap_above(is_upper, value, h->values[parent]))
 			break;
 		heap_move(h, is_upper, index, parent);
@@ -361,7 +390,7 @@ heap_sift_to_top(const struct heap_view *h, bool is_upper, size_t index, double 
 	while (index > 0) {
 		size_t parent = (index - 1) / HEAP_ARITY;
 
-		TEST_COUNT(heap_work, 1);
+		TEST_COUNT(quantile_counters.moves, 1);
 		heap_move(h, is_upper, index, parent);
 		index = parent;
 	}
@@ -379,7 +408,7 @@ heap_sift_down(const struct heap_view *h, bool is_upper, size_t index, double va
 
 		if (first >= h->count)
 			break;
-		TEST_COUNT(heap_work, 1);
+		TEST_COUNT(quantile_counters.moves, 1);
 #if HEAP_ARITY == 8 && defined(__SSE2__)
 		{
 			__m128d top = heap_children_top(&h->values[first], is_upper);
@@ -454,66 +483,143 @@ heap_delete(struct heap_window *w, struct quantile_heap *heap, bool is_upper, si
 	return removed;
 }
 
+/* Frees the heap's blocks (mem_zfree: a block under MEM_MAP_MIN is mem_realloc's). */
+static void
+heap_free(struct quantile_heap *heap)
+{
+	mem_zfree(heap->value_block, heap->value_bytes);
+	mem_zfree(heap->positions, heap->position_bytes);
+}
+
 /*
- * Makes sure the heap has room for needed entries.  Returns 0, or -1 when memory is
- * short (the heap keeps what it held).
+ * Writes pads on until the heap may grow to target entries (ready >= target), or to
+ * its capacity if less: never more than target - ready + HEAP_PAD_AHEAD of them.
+ */
+static void
+heap_pad_to(struct quantile_heap *heap, bool is_upper, size_t target)
+{
+	size_t end = target + HEAP_PAD_AHEAD;
+
+	if (end > heap->cap)
+		end = heap->cap;
+	if (end <= heap->ready)
+		return;
+	TEST_COUNT_BYTES(quantile_counters.bytes, (end - heap->ready) * sizeof(double));
+	for (size_t i = heap->ready + HEAP_PADDING; i < end + HEAP_PADDING; i++)
+		heap->values[i] = heap_pad(is_upper);
+	heap->ready = end;
+}
+
+/*
+ * Gives the heap room for new_cap entries, new_cap > cap.  Returns 0, or -1 when memory
+ * is short (the heap then holds what it held, in blocks of at least their old size).
  *
- * One block holds both arrays: values, aligned so that values + 1 is a multiple of
- * HEAP_ALIGN (then the children of every node, 8i+1 to 8i+8, share one 64-byte
- * line), with room for cap entries and HEAP_PADDING pads, then the positions.  A
- * growth copies the entries into a new block, since realloc would not keep the
- * alignment; the capacity doubles (from FIRST_ORDER_CAP) until it holds needed.
+ * The arrays are two blocks.  values starts HEAP_VALUE_OFFSET bytes or less into its
+ * block, where values + 1 is a multiple of HEAP_ALIGN (then the children of every node,
+ * 8i+1 to 8i+8, share one 64-byte line), with room for cap entries and HEAP_PADDING
+ * pads.  A block under MEM_MAP_MIN comes from mem_realloc, which would not keep that
+ * alignment, so a growth of one copies the entries into new blocks (at most
+ * MEM_MAP_MIN bytes each).  A larger one is mapped pages (mem_zalloc), whose start is
+ * a page, and grows in place by mem_remap, which moves pages and not bytes and keeps
+ * values' offset in a page, so its growth copies nothing; the pads past the old
+ * capacity are written later, a few a push (heap_pad_to).
+ */
+static int
+heap_grow(struct quantile_heap *heap, bool is_upper, size_t new_cap)
+{
+	size_t value_bytes, position_bytes;
+	char *value_block;
+	uint64_t *positions;
+	double *values;
+	size_t offset;
+
+	if (new_cap > SIZE_MAX / sizeof(double) - HEAP_PADDING - HEAP_VALUE_OFFSET)
+		return -1;
+	value_bytes = (new_cap + HEAP_PADDING) * sizeof(double) + HEAP_VALUE_OFFSET;
+	position_bytes = new_cap * sizeof(uint64_t);
+	if (heap->value_bytes >= MEM_MAP_MIN && heap->position_bytes >= MEM_MAP_MIN) {
+		offset = (size_t)((char *)(void *)heap->values - (char *)heap->value_block);
+		if (heap->value_bytes < value_bytes) {
+			if ((value_block = mem_remap(heap->value_block, heap->value_bytes,
+			    value_bytes)) == NULL)
+				return -1;
+			heap->value_block = value_block;
+			heap->value_bytes = value_bytes;
+			heap->values = (double *)(void *)(value_block + offset);
+		}
+		if ((positions = mem_remap(heap->positions, heap->position_bytes,
+		    position_bytes)) == NULL)
+			return -1;
+		heap->positions = positions;
+		heap->position_bytes = position_bytes;
+		heap->cap = new_cap;
+		return 0;
+	}
+	value_block = value_bytes >= MEM_MAP_MIN ? mem_zalloc(value_bytes) :
+	    mem_realloc(NULL, value_bytes);
+	if (value_block == NULL)
+		return -1;
+	positions = position_bytes >= MEM_MAP_MIN ? mem_zalloc(position_bytes) :
+	    mem_realloc(NULL, position_bytes);
+	if (positions == NULL) {
+		mem_zfree(value_block, value_bytes);
+		return -1;
+	}
+	values = (double *)(void *)value_block;
+	while (((uintptr_t)(values + 1) & (HEAP_ALIGN - 1)) != 0)
+		values++;
+	if (heap->count > 0) {
+		TEST_COUNT_BYTES(quantile_counters.bytes, 2 * heap->count * sizeof(double));
+		memcpy(values, heap->values, heap->count * sizeof(*values));
+		memcpy(positions, heap->positions, heap->count * sizeof(*positions));
+	}
+	/* values[count..ready + HEAP_PADDING) are pads again: the old block's were. */
+	TEST_COUNT_BYTES(quantile_counters.bytes, (heap->ready + HEAP_PADDING - heap->count) *
+	    sizeof(double));
+	for (size_t i = heap->count; i < heap->ready + HEAP_PADDING; i++)
+		values[i] = heap_pad(is_upper);
+	heap_free(heap);
+	heap->value_block = value_block;
+	heap->value_bytes = value_bytes;
+	heap->values = values;
+	heap->positions = positions;
+	heap->position_bytes = position_bytes;
+	heap->cap = new_cap;
+	return 0;
+}
+
+/*
+ * Makes sure the heap may grow to needed entries: room, and pads past them.  Returns
+ * 0, or -1 when memory is short (the heap keeps what it held).  The capacity doubles
+ * (from FIRST_ORDER_CAP) until it holds needed.  Since needed grows by one a push at
+ * most, and pads are written ahead only by HEAP_PAD_AHEAD, no call does more than
+ * a constant, the copy of blocks under MEM_MAP_MIN included.
  */
 static int
 heap_reserve(struct quantile_heap *heap, bool is_upper, size_t needed)
 {
 	size_t new_cap = heap->cap == 0 ? FIRST_ORDER_CAP : heap->cap;
-	size_t value_slots, bytes;
-	char *block;
-	double *values;
-	uint64_t *positions;
 
-	if (heap->cap >= needed)
+	if (heap->ready >= needed)
 		return 0;
-	while (new_cap < needed) {
-		if (new_cap > SIZE_MAX / 2)
+	if (heap->cap < needed) {
+		while (new_cap < needed) {
+			if (new_cap > SIZE_MAX / 2)
+				return -1;
+			new_cap *= 2;
+		}
+		if (heap_grow(heap, is_upper, new_cap) != 0)
 			return -1;
-		new_cap *= 2;
 	}
-	value_slots = new_cap + HEAP_PADDING + HEAP_ALIGN / sizeof(double);
-	if (value_slots < new_cap ||
-	    mem_array_size(value_slots + new_cap, sizeof(double), &bytes) != 0 ||
-	    value_slots + new_cap < value_slots)
-		return -1;
-	block = mem_realloc(NULL, bytes);
-	if (block == NULL)
-		return -1;
-	values = (double *)(void *)block;
-	while (((uintptr_t)(values + 1) & (HEAP_ALIGN - 1)) != 0)
-		values++;
-	positions = (uint64_t *)(void *)((double *)(void *)block + value_slots);
-	if (heap->count > 0) {
-		TEST_COUNT(heap_work, heap->count);
-		memcpy(values, heap->values, heap->count * sizeof(*values));
-		memcpy(positions, heap->positions, heap->count * sizeof(*positions));
-	}
-	for (size_t i = heap->count; i < new_cap + HEAP_PADDING; i++)
-		values[i] = heap_pad(is_upper);
-	mem_free(heap->block);
-	heap->block = block;
-	heap->values = values;
-	heap->positions = positions;
-	heap->cap = new_cap;
+	heap_pad_to(heap, is_upper, needed);
 	return 0;
 }
 
-/* The bytes of the heap's block (see heap_reserve). */
+/* The bytes of the heap's blocks (see heap_grow). */
 static size_t
 heap_bytes(const struct quantile_heap *heap)
 {
-	if (heap->cap == 0)
-		return 0;
-	return (2 * heap->cap + HEAP_PADDING + HEAP_ALIGN / sizeof(double)) * sizeof(double);
+	return heap->value_bytes + heap->position_bytes;
 }
 
 /*
@@ -773,8 +879,8 @@ heap_reserve_for(struct heap_window *w, uint64_t m, ptrdiff_t lo)
 		lower_needed = w->lower.count;
 	if (upper_needed < w->upper.count)
 		upper_needed = w->upper.count;
-	if (w->lower.cap >= lower_needed + HEAP_SLACK &&
-	    w->upper.cap >= upper_needed + HEAP_SLACK)
+	if (w->lower.ready >= lower_needed + HEAP_SLACK &&
+	    w->upper.ready >= upper_needed + HEAP_SLACK)
 		return 0;
 	if (heap_reserve(&w->lower, false, lower_needed + HEAP_SLACK) != 0 ||
 	    heap_reserve(&w->upper, true, upper_needed + HEAP_SLACK) != 0)
@@ -813,8 +919,8 @@ heap_destroy(struct agg *agg)
 	struct heap_window *w = (struct heap_window *)agg;
 
 	ring_free(&w->ring);
-	mem_free(w->lower.block);
-	mem_free(w->upper.block);
+	heap_free(&w->lower);
+	heap_free(&w->upper);
 	mem_free(w);
 }
 
@@ -1099,11 +1205,13 @@ heap_locate(struct heap_window *w)
 	    &w->upper.values[0];
 }
 
-/* Works out result_state again after an operation that may have changed the counts. */
-static __attribute__((noinline)) void
-heap_clean(struct heap_window *w)
+/*
+ * Works out result_state, lo_at and hi_at from the counts, lo and fraction, for a
+ * structure that holds the window (no pop pending).
+ */
+static inline __attribute__((always_inline)) void
+heap_restate(struct heap_window *w)
 {
-	heap_settle(w);
 	heap_locate(w);
 	if (heap_m(w) + w->nan_count < w->min_values)
 		w->result_state = RESULT_NULL;
@@ -1113,6 +1221,14 @@ heap_clean(struct heap_window *w)
 		w->result_state = RESULT_ONE;
 	else
 		w->result_state = RESULT_INTERPOLATE;
+}
+
+/* Works out result_state again after an operation that may have changed the counts. */
+static __attribute__((noinline)) void
+heap_clean(struct heap_window *w)
+{
+	heap_settle(w);
+	heap_restate(w);
 }
 
 /* Stores the window's percentile in *result, null as the man page says. */
@@ -1142,7 +1258,9 @@ heap_result(struct heap_window *w, struct agg_result *result)
 
 /*
  * Removes the count oldest slots and their values for good, without the deferral of
- * heap_pop; no pop may be pending.
+ * heap_pop; no pop may be pending.  The values leave first and x[lo] is found once
+ * for the m that is left (heap_refill moves a top a value evicted, so the work stays
+ * bounded per value), and the result is worked out for it.
  */
 static __attribute__((noinline)) void
 heap_discard(struct heap_window *w, uint64_t count)
@@ -1152,40 +1270,71 @@ heap_discard(struct heap_window *w, uint64_t count)
 
 		if (word == SLOT_MISSING)
 			continue;
-		w->result_state = RESULT_DIRTY;
 		if (word == SLOT_NAN)
 			w->nan_count--;
 		else
-			heap_remove(w, word);
+			heap_drop(w, word);
 	}
+	heap_set_rank(w, heap_m(w));
+	heap_fix(w);
+	heap_restate(w);
+}
+
+/*
+ * Appends the number x, not NaN, as the newest slot, no pop pending, and works the
+ * result out.  Returns 0, or -1 when memory is short, in which case the window is
+ * unchanged.
+ */
+static __attribute__((noinline)) int
+heap_push_number(struct heap_window *w, double x)
+{
+	uint64_t m = heap_m(w) + 1;
+	double fraction = 0;
+	ptrdiff_t lo;
+
+	if (ring_reserve(&w->ring, sizeof(uint64_t)) != 0)
+		return -1;
+	lo = (ptrdiff_t)quantile_rank(m, w->header.params.percentile, &fraction);
+	if (heap_reserve_for(w, m, lo) != 0)
+		return -1;
+	w->lo = lo;
+	w->fraction = fraction;
+	heap_add(w, x, w->ring.tail++);
+	heap_fix(w);
+	heap_restate(w);
+	return 0;
 }
 
 /*
  * One step of a move: evicts the evict oldest values, takes value (unless it is NULL)
- * and stores the result when result is not NULL.  A step that evicts one value and
- * takes one, both numbers, replaces the one with the other, without the deferral that
- * pop and push need to find each other (the full row window's every step); a time
- * window's step that evicts more than one removes all but the last first, so that it
- * too replaces (pops and the push would come to the same, at 25 instructions more,
- * callgrind).  Any other step takes the general path.
+ * and stores the result when result is not NULL.  A step that takes a number (not
+ * NaN), no pop pending, goes the short ways: one that evicts nothing pushes it and
+ * works out the result at once (heap_push_number); one that evicts values removes
+ * all but the last (heap_discard) and replaces the last by it, without the deferral
+ * that pop and push need to find each other (the full row window's every step).  Any
+ * other step takes the general path.
  */
 static inline __attribute__((always_inline)) int
 heap_step(struct agg *agg, uint64_t evict, const struct agg_value *value,
     struct agg_result *result)
 {
 	struct heap_window *w = (struct heap_window *)agg;
-	uint64_t head, tail = w->ring.tail;
 
-	if (evict > 1 && value != NULL && !w->pending) {
-		heap_discard(w, evict - 1);
-		evict = 1;
-	}
-	head = w->ring.head;
-	if (evict == 1 && value != NULL) {
-		uint64_t word = *ring_word(&w->ring, head);
+	if (value != NULL && value->has_number && !isnan(value->number) && !w->pending) {
+		uint64_t head, tail = w->ring.tail, word;
 
-		if (word < SLOT_NAN && value->has_number && !isnan(value->number) &&
-		    !w->pending) {
+		if (evict == 0) {
+			if (heap_push_number(w, value->number) != 0)
+				return -1;
+			goto done;
+		}
+		if (evict > 1) {
+			heap_discard(w, evict - 1);
+			evict = 1;
+		}
+		head = w->ring.head;
+		word = *ring_word(&w->ring, head);
+		if (word < SLOT_NAN) {
 			w->ring.head = head + 1;
 			w->ring.tail = tail + 1;
 			heap_replace(w, word, value->number, tail);
@@ -1268,7 +1417,7 @@ heap_check(const struct heap_window *w)
 	for (int side = 0; side < 2; side++) {
 		const struct quantile_heap *h = heaps[side];
 
-		if (h->count > h->cap)
+		if (h->count > h->ready || h->ready > h->cap)
 			return 1;
 		for (size_t i = 0; i < h->count; i++) {
 			if (i > 0 && heap_above(side, h->values[i],
@@ -1285,7 +1434,7 @@ heap_check(const struct heap_window *w)
 			    w->ring.tail - (w->ring.head - w->pending))
 				return 4;
 		}
-		for (size_t i = h->count; h->cap > 0 && i < h->count + HEAP_PADDING; i++)
+		for (size_t i = h->count; h->cap > 0 && i < h->ready + HEAP_PADDING; i++)
 			if (h->values[i] != heap_pad(side))
 				return 5;
 		if (h->count == 0 && h->values[0] != heap_pad(side))
@@ -1328,8 +1477,8 @@ heap_check(const struct heap_window *w)
 	if (m > 0 && (r < -1 || r >= (ptrdiff_t)w->mid_count))
 		return 10;
 	if (m > MID_CAP || w->lower.count + w->upper.count > 0) {
-		if (w->lower.cap < (size_t)w->lo + 1 + HEAP_SLACK / 2 ||
-		    w->upper.cap < (size_t)(m - (uint64_t)w->lo - 1) + HEAP_SLACK / 2)
+		if (w->lower.ready < (size_t)w->lo + 1 + HEAP_SLACK / 2 ||
+		    w->upper.ready < (size_t)(m - (uint64_t)w->lo - 1) + HEAP_SLACK / 2)
 			return 11;
 	}
 	/* What heap_result reads without working it out. */

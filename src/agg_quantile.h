@@ -79,4 +79,16 @@ void quantile_window_stats(const struct agg *agg, struct quantile_stats *stats);
  */
 int quantile_window_check(const struct agg *agg);
 
+#ifdef SWAG_TEST_COUNTERS
+/*
+ * The work of every quantile window, for the tests that bound a step's work by
+ * counting it (counters.h: test builds only).
+ */
+struct quantile_counters {
+	uint64_t moves;		/* levels the heaps' sifts pass */
+	uint64_t bytes;		/* bytes a growth copies, and pads written */
+};
+extern struct quantile_counters quantile_counters;
+#endif
+
 #endif /* SWAG_AGG_QUANTILE_H */

@@ -512,6 +512,132 @@ Test(quantile, move_sorted_runs_against_naive)
 			    SLIDE_PERCENTILE_COUNT, true, hows[h]);
 }
 
+/*
+ * A time window's steps as the pipeline moves them (quantile_move's by-time path: evict
+ * arrays, every result wanted, with and without an index), each step evicting what a
+ * bursty arrival gives: none, one, two to five, up to fifty, all but one or all, so
+ * that every way of heap_step's time path runs (a push that evicts nothing, a
+ * replacement after removals, the general path when the value or the oldest slot is
+ * missing or NaN).  The values are few and repeated (duplicates), with NaN and missing
+ * ones now and then, or distinct; every result is checked against the naive window,
+ * and the invariants after every move.
+ */
+static size_t
+time_step_sequence(unsigned seed, long steps, const double *q, size_t count)
+{
+	struct naive *w = calloc(1, sizeof(*w));
+	struct agg *heaps[MAX_HEAPS];
+	static struct agg_result got[MAX_HEAPS][64], want[MAX_HEAPS][64];
+	struct value_mix mix = { 0 };
+	struct agg_params params = { .min_count = 1 + seed % 3 };
+	size_t target = 0, most = 0;
+
+	cr_assert_not_null(w);
+	mix.missing_per_mille = seed % 2 * 50;
+	mix.nan_per_mille = seed % 3 == 0 ? 10 : 0;
+	mix.small_set_per_mille = seed % 4 < 2 ? 700 : 0;
+	mix.zero_per_mille = seed % 5 == 0 ? 100 : 0;
+	for (size_t i = 0; i < count; i++) {
+		params.percentile = q[i];
+		heaps[i] = agg_quantile.create(&agg_quantile, &params);
+		cr_assert_not_null(heaps[i]);
+	}
+	for (long step = 0; step < steps;) {
+		struct agg_value v[64];
+		uint32_t evict[64];
+		uint8_t index[64];
+		size_t n = 1 + (size_t)rand_r(&seed) % 64, records = n;
+		bool use_index = rand_r(&seed) % 3 == 0;
+		struct agg_move m = { .n = n, .evict = evict, .values = v };
+
+		if (use_index)
+			records = n + (size_t)rand_r(&seed) % (64 - n + 1);
+		memset(v, 0, sizeof(v));
+		for (size_t r = 0; r < records; r++) {
+			v[r].has_number = v[r].has_text = rand_r(&seed) % 1000 >=
+			    mix.missing_per_mille;
+			if (v[r].has_number)
+				v[r].number = random_value(&mix, &seed);
+		}
+		if (use_index)
+			random_index(index, n, records, false, &seed);
+		for (size_t j = 0; j < n; j++, step++) {
+			size_t r = use_index ? index[j] : j;
+			int choice = rand_r(&seed) % 1000;
+			size_t e;
+
+			if (step % 500 == 0) {
+				/* Two statements: one draw before the other in every build. */
+				size_t range = rand_r(&seed) % 3 == 0 ? 8 : MAX_WINDOW;
+
+				target = (size_t)rand_r(&seed) % range;
+			}
+			/* Towards the target: mostly none or one, else one or a few. */
+			if (choice < 3)
+				e = 1 + (size_t)rand_r(&seed) % 50;
+			else if (choice < 4)
+				e = w->slots;
+			else if (choice < 5)
+				e = w->slots - (w->slots > 0);
+			else if (w->slots < target)
+				e = choice < 600 ? 0 : choice < 900 ? 1 : 2;
+			else
+				e = choice < 200 ? 0 : choice < 500 ? 1 : 2 + (size_t)rand_r(&seed) % 4;
+
+			if (e > w->slots)
+				e = w->slots;
+			if (w->slots - e == MAX_WINDOW)
+				e++;
+			evict[j] = (uint32_t)e;
+			naive_evict(w, e);
+			naive_append(w, &v[r]);
+			if (w->slots > most)
+				most = w->slots;
+			naive_sort(w);
+			for (size_t i = 0; i < count; i++)
+				naive_result(w, q[i], params.min_count, &want[i][r]);
+		}
+		m.index = use_index ? index : NULL;
+		for (size_t i = 0; i < count; i++) {
+			int broken;
+
+			m.results = got[i];
+			cr_assert_eq(agg_quantile.move(heaps[i], &m), n);
+			for (size_t j = 0; j < n; j++) {
+				size_t r = use_index ? index[j] : j;
+
+				check_result(&got[i][r], &want[i][r], "time step", q[i], step);
+			}
+			broken = quantile_window_check(heaps[i]);
+			cr_assert_eq(broken, 0, "seed %u q=%.17g step %ld: invariant %d broken",
+			    seed, q[i], step, broken);
+			cr_assert_eq(slots_of(heaps[i]), w->slots);
+			cr_assert_eq(values_of(heaps[i]), w->count);
+		}
+	}
+	for (size_t i = 0; i < count; i++)
+		agg_quantile.destroy(heaps[i]);
+	free(w);
+	return most;
+}
+
+/* The largest window of each sequence is returned, for the test to see they grew. */
+Test(quantile, time_steps_against_naive)
+{
+	size_t most = 0, past_mid = 0;
+
+	for (unsigned seed = 1; seed <= 40; seed++) {
+		size_t held = time_step_sequence(seed * 7727, 4000, slide_percentiles,
+		    SLIDE_PERCENTILE_COUNT);
+
+		most = held > most ? held : most;
+		past_mid += held > 2 * 16;
+	}
+	/* Windows into both heaps, most of them, and some of hundreds of values. */
+	cr_assert_geq(past_mid, 30, "%zu of 40 sequences grew past 32 values", past_mid);
+	cr_assert_geq(most, 200, "the largest window held %zu values", most);
+}
+
 static struct agg *
 make(double q, uint64_t min_count)
 {
@@ -783,6 +909,143 @@ Test(quantile, sliding_full_window)
 		}
 	}
 	agg_quantile.destroy(agg);
+}
+
+/*
+ * The work of one step, counted (agg_quantile.h's quantile_counters): the levels the
+ * sifts pass are at most QUANTILE_LEVEL_BOUND(m) for each value the step evicts and
+ * for the one it takes, and the bytes a growth copies or pads at most
+ * QUANTILE_BYTE_BOUND a step, whatever m: the blocks under MEM_MAP_MIN that a growth
+ * copies (at most 128 KiB each of values and positions) and a run of pads (512 bytes
+ * for each heap).  A doubling copy of a block of m/2 entries exceeds it from m = 16,384.
+ */
+#define QUANTILE_LEVEL_BOUND(m) (2.0 * log2((double)(m) + 2) + 8)
+#define QUANTILE_BYTE_BOUND (2 * ((size_t)128 << 10) + 2 * 1024)
+
+struct work_check {
+	struct agg *agg;
+	uint64_t m;		/* the numbers the window holds */
+	double most_levels;	/* the largest levels / bound of one step so far */
+	uint64_t most_bytes;	/* the most bytes of one step so far */
+};
+
+/*
+ * One time-window step on c (evict the evict oldest, take x unless NULL, the result
+ * read), asserting its work within the bounds for the largest m it passed.
+ */
+static void
+work_step(struct work_check *c, uint64_t evict, const double *x, const char *what)
+{
+	struct quantile_counters before = quantile_counters;
+	struct agg_value v = { .has_text = true, .has_number = true };
+	struct agg_result r;
+	double bound = (double)(evict + (x != NULL)) * QUANTILE_LEVEL_BOUND(c->m + 1);
+	uint64_t levels, bytes;
+
+	if (x != NULL)
+		v.number = *x;
+	cr_assert_eq(agg_step(c->agg, evict, x != NULL ? &v : NULL, &r), 0);
+	cr_assert_leq(evict, c->m);
+	c->m += (x != NULL) - evict;
+	levels = quantile_counters.moves - before.moves;
+	bytes = quantile_counters.bytes - before.bytes;
+	cr_assert_leq((double)levels, bound, "%s, m %llu, evict %llu: %llu levels, bound %.1f",
+	    what, (unsigned long long)c->m, (unsigned long long)evict,
+	    (unsigned long long)levels, bound);
+	cr_assert_leq(bytes, QUANTILE_BYTE_BOUND, "%s, m %llu: %llu bytes in one step", what,
+	    (unsigned long long)c->m, (unsigned long long)bytes);
+	if (bound > 0 && (double)levels / bound > c->most_levels)
+		c->most_levels = (double)levels / bound;
+	if (bytes > c->most_bytes)
+		c->most_bytes = bytes;
+}
+
+/* The values the work tests draw: random, rising, falling, or a few repeated. */
+enum work_values { WORK_RANDOM, WORK_RISING, WORK_FALLING, WORK_FEW };
+
+static double
+work_value(enum work_values how, uint64_t i, unsigned *seed)
+{
+	switch (how) {
+	case WORK_RISING:
+		return (double)i;
+	case WORK_FALLING:
+		return -(double)i;
+	case WORK_FEW:
+		return rand_r(seed) % 3;
+	default:
+		return rand_r(seed);
+	}
+}
+
+static const double work_percentiles[] = { 0, 0.01, 0.5, 0.99, 1 };
+#define WORK_PERCENTILES (sizeof(work_percentiles) / sizeof(work_percentiles[0]))
+
+/*
+ * Growth from empty to a million values and then a row window of a million sliding,
+ * for each way of drawing values: every step within the bounds, the growth of the
+ * heaps (copies under MEM_MAP_MIN, mem_remap above, pads a run at a time) included.
+ */
+Test(quantile, growth_to_a_million_is_bounded_per_step)
+{
+	const uint64_t million = 1000000;
+
+	for (int how = WORK_RANDOM; how <= WORK_FEW; how++)
+		for (size_t k = 0; k < WORK_PERCENTILES; k += how == WORK_RANDOM ? 1 : 2) {
+			struct work_check c = { make(work_percentiles[k], 1), 0, 0, 0 };
+			unsigned seed = 7 + (unsigned)how;
+
+			for (uint64_t i = 0; i < million + 200000; i++) {
+				double x = work_value(how, i, &seed);
+
+				work_step(&c, i >= million, &x, "growth");
+			}
+			cr_assert_eq(quantile_window_check(c.agg), 0);
+			cr_log_info("growth, values %d, q %g: levels at most %.2f of the "
+			    "bound, bytes %llu", how, work_percentiles[k], c.most_levels,
+			    (unsigned long long)c.most_bytes);
+			agg_quantile.destroy(c.agg);
+		}
+}
+
+/*
+ * Time windows: a window that grows to 100,000, loses all but a few in one step,
+ * grows to 300,000 and loses most again, and in between steps that evict 0, 1 or
+ * several, or a few thousand at once; every step within (evicted + 1) times the bound.
+ */
+Test(quantile, time_window_steps_are_bounded_per_eviction)
+{
+	for (int how = WORK_RANDOM; how <= WORK_FEW; how++)
+		for (size_t k = 0; k < WORK_PERCENTILES; k += how == WORK_RANDOM ? 1 : 2) {
+			struct work_check c = { make(work_percentiles[k], 1), 0, 0, 0 };
+			unsigned seed = 11 + (unsigned)how;
+			uint64_t i = 0;
+			const uint64_t tops[] = { 100000, 300000, 50000 };
+
+			for (size_t t = 0; t < sizeof(tops) / sizeof(tops[0]); t++) {
+				while (c.m < tops[t]) {
+					double x = work_value(how, i++, &seed);
+					int r = rand_r(&seed) % 10000;
+					uint64_t evict = r < 7000 ? 0 : r < 9500 ? 1 : r < 9999 ?
+					    (uint64_t)(rand_r(&seed) % 4) : (uint64_t)(rand_r(&seed) %
+					    3000);
+
+					if (evict > c.m)
+						evict = c.m;
+					work_step(&c, evict, &x, "time window");
+				}
+				cr_assert_eq(quantile_window_check(c.agg), 0);
+				{
+					double x = work_value(how, i++, &seed);
+
+					work_step(&c, c.m - 5, &x, "most evicted at once");
+				}
+				cr_assert_eq(quantile_window_check(c.agg), 0);
+			}
+			work_step(&c, c.m, NULL, "all evicted");
+			cr_assert_eq(quantile_window_check(c.agg), 0);
+			agg_quantile.destroy(c.agg);
+		}
 }
 
 #ifdef SWAG_FAULT_INJECTION
