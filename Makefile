@@ -82,7 +82,8 @@ $(BIN): $(OBJECTS) $(BUILD)/main.o
 TEST_COUNTED_hashtable = src/hashtable.c
 TEST_COUNTED_keytable = src/keytable.c src/hashtable.c
 TEST_COUNTED_ring = src/ring.c
-TEST_COUNTED_mode = src/agg_mode.c
+TEST_COUNTED_mode = src/agg_mode.c src/hashtable.c
+TEST_COUNTED_distinct = src/agg_distinct.c
 TEST_COUNTED_minmax = src/agg_minmax.c
 TEST_COUNTED_agg = src/agg_monoid.c src/agg_ends.c
 TEST_COUNTED_quantile = src/agg_quantile.c

@@ -6,8 +6,8 @@
  * a window of w values that happens with probability about w²/2^65.
  *
  * Every record takes a slot of a ring (ring.h), like the two-stack engine's: the slot
- * keeps the value's hash (8 bytes) and a 32-bit word (a "missing" flag and, on the
- * front stack, an undo record).  Over the slots sit two structures:
+ * keeps the value's hash (8 bytes), a "missing" flag and, on the front stack, an undo
+ * record (two bytes, see struct ring_slot).  Over the slots sit two structures:
  *
  * - Exact: a multiset of the hashes (hashtable.h's table, hash -> count, seeded per
  *   run), kept up to date while the window holds at most 2^P/4 values, dropped above
@@ -22,25 +22,27 @@
  *
  *       oldest                                                       newest
  *       [head ........... mid)[mid ............................... tail)
- *        front stack: word i    back stack: the slots' hashes; back is
+ *        front stack: undo i    back stack: the slots' hashes; back is
  *        undoes x_i on front    the sketch of x_mid .. x_tail-1
  *
  *   front is the sketch of x_head .. x_mid-1.  The cumulative sketches of the front
  *   stack, F_i = sketch(x_i .. x_mid-1), differ from one to the next in at most one
- *   register, the one x_i raised; so slot i records that register and its value in
- *   F_i+1, and popping x_head restores F_head+1 in O(1).  When the front is empty,
- *   pop "flips": front is then all zeros (every change was undone), and walking the
- *   back from newest to oldest it folds each x_i into front, recording the undo
- *   words, while it clears back register by register.  Each element is thus folded
- *   in twice (push, flip) and undone once: O(1) amortized, with two sketches in all.
+ *   register, the one x_i raised (its hash's); so slot i records that register's
+ *   value in F_i+1, and popping x_head restores F_head+1 in O(1).  The back becomes
+ *   front by a rotation (rotation_work), a few slots a push and a pop, before the
+ *   front runs empty, with a third sketch: no operation walks more than a constant of
+ *   P, where a flip of the whole back in the pop that found the front empty walked a
+ *   million slots in one record at -w 1000000.  Each element is folded in about
+ *   2.2 times (push, rotation, and 1/7 of the elements a third time, when they are
+ *   the front left under a rotation) and undone once: O(1) in every operation.
  *
  *   The window's sketch is max(front[i], back[i]), never stored: what the estimator
  *   needs is the histogram of its register values, and a change to one register of
  *   either side changes one register of the max, so the histogram (and the exact
  *   fixed-point sum Σ 2^(q-v) over it) is updated in O(1) as front or back changes.
- *   A flip leaves the max as it was (front becomes exactly the old back), so it
- *   touches no histogram.  The estimate is recomputed only when the histogram has
- *   changed since the last one, in O(64-P) steps, never O(2^P).
+ *   A rotation leaves the max as it was at each of its steps, so it touches no
+ *   histogram.  The estimate is recomputed only when the histogram has changed since
+ *   the last one, in O(64-P) steps, never O(2^P).
  *
  *   The estimator is Ertl's improved estimator ("New cardinality estimation
  *   algorithms for HyperLogLog sketches", 2017, algorithm 6): it needs only the
@@ -52,9 +54,9 @@
  *   values and kept from then on, so a small window (say, one per group) never pays
  *   for 2^P-byte registers.
  *
- * Memory: 12 bytes per slot (ring capacity is a power of two), 2·2^P bytes of
- * registers, and a table of 12 bytes per entry sized for at most 2^P/4 keys (at
- * most 6·2^P bytes).
+ * Memory: 12 bytes per slot (ring capacity is a power of two), 3·2^P bytes of
+ * registers (front, back and the rotation's spare), and a table of 12 bytes per entry
+ * sized for at most 2^P/4 keys (at most 6·2^P bytes).
  *
  * Measured by tests/bench/bench_distinct.c (2 million IPv4-like fields, a step being
  * push, pop and result; a 2-core VM shared with other work, so ±10%), P = 12: 38 ns
@@ -78,27 +80,45 @@
 #include "ring.h"
 
 /*
- * A slot's word.  SLOT_MISSING marks a record without a value; on the front stack,
- * SLOT_CHANGED says that folding the slot's value in raised register
- * (word >> UNDO_INDEX_SHIFT) from (word & UNDO_VALUE_MASK), which pop restores.
- * Back-stack slots hold no undo record.
+ * A front-stack slot keeps its undo record in one of two bytes (undo[undo_field]):
+ * UNDO_CHANGED says that folding the slot's value in raised its register (the hash's,
+ * register_index) from (undo & UNDO_VALUE_MASK), which pop restores.  The other byte
+ * takes the record of the front that a rotation builds (see rotation_work), while
+ * pops still read the first.  Back-stack slots hold no record.
  */
-#define SLOT_MISSING	(UINT32_C(1) << 31)
-#define SLOT_CHANGED	(UINT32_C(1) << 30)
-#define UNDO_INDEX_SHIFT 6
-#define UNDO_INDEX_MASK	((UINT32_C(1) << 24) - 1)
-#define UNDO_VALUE_MASK	UINT32_C(63)
+#define UNDO_CHANGED	64
+#define UNDO_VALUE_MASK	63
+
+/*
+ * The units of a rotation's work that a push or a pop does (see rotation_work): a
+ * unit is a slot walked or folded, or CLEAR_UNIT bytes of a sketch cleared.  A
+ * rotation starts when the back holds ROTATION_RATIO times the front.
+ */
+#define ROTATION_STEP	16
+#define ROTATION_RATIO	7
+#define CLEAR_UNIT	64
+
+/* Where the rotation of the stacks stands (see rotation_work). */
+enum rotation {
+	ROTATION_CLEAN,		/* spare all zeros: a rotation may start */
+	ROTATION_DIRTY,		/* spare being cleared */
+	ROTATION_WALK,		/* [walk, cut) folded into spare, the next front */
+	ROTATION_CLEAR,		/* the new front in place; spare, the old front, being cleared */
+	ROTATION_FOLD		/* [cut, fold) folded into spare, the next back */
+};
 
 /* α∞ = 1 / (2 ln 2), the constant of the estimator's limit form. */
 #define ALPHA_INFINITY 0.72134752044448170368
 
 /*
- * A slot of the ring: the field's hash and the slot's word.  The hash is kept as two
- * 32-bit halves so that a slot takes 12 bytes, not 16 (load_hash, store_hash).
+ * A slot of the ring: the field's hash, kept as two 32-bit halves so that a slot
+ * takes 12 bytes, not 16 (load_hash, store_hash), its undo records, and whether the
+ * record had no value.
  */
 struct ring_slot {
 	uint32_t hash[2];
-	uint32_t word;
+	uint8_t undo[2];
+	bool missing;
 };
 
 /* A slot of the exact table: a hash (two halves, as above) and its count, 0 when free. */
@@ -121,8 +141,19 @@ struct distinct_window {
 	struct hashtable table;		/* the multiset: multiset_slots, seeded per run */
 	bool table_valid;		/* it holds exactly the window's hashes */
 
-	uint8_t *front;			/* NULL until the sketches are needed */
-	uint8_t *back;			/* front + 2^p, in the same block */
+	uint8_t *registers;		/* the three sketches' block, NULL until they are needed */
+	uint8_t *front;			/* the front stack's sketch, NULL with registers */
+	uint8_t *back;			/* the back stack's */
+	uint8_t *spare;			/* what a rotation builds (see rotation_work) */
+	unsigned undo_field;		/* 0 or 1: the front slots' undo byte */
+	enum rotation rotation;
+	size_t cleared;			/* bytes of spare cleared (ROTATION_DIRTY, _CLEAR) */
+	uint64_t cut;			/* the back's start when the rotation began */
+	uint64_t walk;			/* ROTATION_WALK: the oldest slot folded */
+	uint64_t fold;			/* ROTATION_FOLD: the next slot to fold */
+	uint64_t covered;		/* ROTATION_CLEAR, _FOLD: the first slot back covers */
+	int64_t until;			/* see rotation_work */
+	uint64_t deadline;
 	uint32_t histogram[AGG_DISTINCT_HISTOGRAM_SIZE];
 	uint64_t harmonic;		/* Σ over values 1..q of histogram[v]·2^(q-v) */
 	double estimate;		/* from the histogram, when !estimate_stale */
@@ -130,8 +161,8 @@ struct distinct_window {
 };
 
 #ifdef SWAG_TEST_COUNTERS
-/* The slots a flip, a table's rebuild or the sketches' start walk (src/counters.h). */
-static uint64_t slots_walked;
+/* See struct distinct_counters (agg_distinct.h). */
+static struct distinct_counters counters;
 #endif
 
 /* The 64-bit hash kept in halves[0..1]. */
@@ -171,9 +202,8 @@ register_index(uint64_t hash, unsigned p)
 static inline unsigned
 register_value(uint64_t hash, unsigned p)
 {
-	uint64_t rest = hash << p;
-
-	return rest == 0 ? 65 - p : (unsigned)__builtin_clzll(rest) + 1;
+	/* Bit p - 1 stands for the q bits all zero: below them, it counts only then. */
+	return (unsigned)__builtin_clzll(hash << p | (uint64_t)1 << (p - 1)) + 1;
 }
 
 /*
@@ -293,48 +323,235 @@ sketch_push(struct distinct_window *w, uint64_t hash)
 }
 
 /*
- * Turns the back stack into the front stack; the front must be empty, and front all
- * zeros.  Each slot, newest to oldest, is folded into front, and its word records the
- * register it raised and that register's previous value.  front ends equal to the old
- * back and back all zeros, so the window's sketch, and its histogram, are unchanged.
+ * Walks up to units slots more of a rotation's first step, from w->walk - 1 down to
+ * head: folds each slot's value into spare, the front the rotation builds, and records
+ * in the slot's other field the register's value before, which a pop of the built
+ * front restores.  Returns the units left.  The window's fields are read into locals
+ * first: every byte stored to spare could alias them.
  */
-static void
-sketch_flip(struct distinct_window *w)
+static size_t
+rotation_walk(struct distinct_window *w, size_t units)
 {
-	for (uint64_t pos = w->ring.tail; pos-- > w->mid;) {
-		struct ring_slot *slot = RING_AT(&w->ring, struct ring_slot, pos);
-		uint64_t hash = load_hash(slot->hash);
-		uint32_t index;
-		unsigned value;
+	const struct ring ring = w->ring;
+	uint8_t *spare = w->spare;
+	unsigned p = w->p, next = w->undo_field ^ 1;
+	uint64_t walk = w->walk;
 
-		TEST_COUNT(slots_walked, 1);
-		if (slot->word & SLOT_MISSING)
-			continue;
-		index = register_index(hash, w->p);
-		value = register_value(hash, w->p);
-		w->back[index] = 0;
-		if (value > w->front[index]) {
-			slot->word = SLOT_CHANGED | index << UNDO_INDEX_SHIFT |
-			    w->front[index];
-			w->front[index] = (uint8_t)value;
-		} else {
-			slot->word = 0;
+	for (; units > 0 && walk > ring.head; units--) {
+		struct ring_slot *slot = RING_AT(&ring, struct ring_slot, --walk);
+		uint64_t hash = load_hash(slot->hash);
+		uint32_t index = register_index(hash, p);
+		unsigned value = register_value(hash, p), undo = 0;
+
+		TEST_COUNT(counters.slots_walked, 1);
+		if (!slot->missing && value > spare[index]) {
+			undo = UNDO_CHANGED | spare[index];
+			spare[index] = (uint8_t)value;
 		}
+		slot->undo[next] = (uint8_t)undo;
 	}
-	w->mid = w->ring.tail;
+	w->walk = walk;
+	return units;
 }
 
-/* Undoes what the front's top (oldest) slot, whose word is word, did to front. */
-static inline void
-sketch_pop(struct distinct_window *w, uint32_t word)
+/*
+ * Folds up to units slots more of a rotation's third step, from w->fold up to tail,
+ * into spare, the back the rotation builds.  Returns the units left.
+ */
+static size_t
+rotation_fold(struct distinct_window *w, size_t units)
 {
-	uint32_t index;
-	unsigned previous, back;
+	const struct ring ring = w->ring;
+	uint8_t *spare = w->spare;
+	unsigned p = w->p;
+	uint64_t fold = w->fold;
 
-	if (!(word & SLOT_CHANGED))
+	for (; units > 0 && fold < ring.tail; units--) {
+		const struct ring_slot *slot = RING_AT(&ring, struct ring_slot, fold++);
+		uint64_t hash = load_hash(slot->hash);
+		uint32_t index = register_index(hash, p);
+		unsigned value = register_value(hash, p);
+
+		TEST_COUNT(counters.slots_walked, 1);
+		if (!slot->missing && value > spare[index])
+			spare[index] = (uint8_t)value;
+	}
+	w->fold = fold;
+	return units;
+}
+
+/*
+ * Clears up to units * CLEAR_UNIT bytes more of spare.  Returns the units left, and
+ * whether spare is now all zeros in *done.
+ */
+static inline size_t
+rotation_clear(struct distinct_window *w, size_t units, bool *done)
+{
+	size_t size = (size_t)1 << w->p, n = size - w->cleared;
+
+	if (n > units * CLEAR_UNIT)
+		n = units * CLEAR_UNIT;
+	memset(w->spare + w->cleared, 0, n);
+	TEST_COUNT_BYTES(counters.bytes_cleared, n);
+	w->cleared += n;
+	*done = w->cleared == size;
+	return units - (n + CLEAR_UNIT - 1) / CLEAR_UNIT;
+}
+
+/*
+ * Does up to units of the rotation's work, stopping when the spare is clean.
+ *
+ * The flip of a two-stack folds the whole back into the front at once, when the front
+ * runs empty: a million slots in one pop at -w 1000000.  A rotation does it a few
+ * slots a push and a pop instead, before the front runs empty, with one more sketch,
+ * spare, in the manner of Hood and Melville's real-time queue: when the back holds
+ * ROTATION_RATIO times the front (the slots [mid, tail) and [head, mid)), the
+ * rotation starts with cut = tail and
+ *
+ *   1. walks the slots from cut - 1 down to head (which pops move up), folding each
+ *      into spare and recording its undo in the word's other field, while pops still
+ *      undo front with the first field and pushes still go to back: when the walk
+ *      meets head, spare is the sketch of [head, cut) with every undo record, and
+ *      becomes the front (its slots' field the other one, mid = cut), the old front
+ *      the spare.  back, the sketch of [covered, tail) with covered the old mid, still
+ *      counts [covered, cut) twice, harmlessly while those slots are all in the
+ *      window: the window's sketch max(front, back) stays exact while head <= covered;
+ *   2. clears spare (skipped when the old front had run empty: then all zeros);
+ *   3. folds [cut, tail) into spare, catching up with the pushes, and then spare,
+ *      the sketch of [cut, tail), becomes back: max(front, back) is the same registers
+ *      as before, front covering [covered, cut), so no histogram changes;
+ *   4. clears the old back, the spare, for the next rotation.
+ *
+ * With C = 2^P / 64 units to clear a sketch, a step of ROTATION_STEP = 16 units on
+ * every push and pop finishes steps 1 to 3 before head reaches covered whenever the
+ * front held f >= 3C/16 slots at the start: the walk is at most (1 + 7) f slots and
+ * C/2 more (the back's growth while step 4 delays a start), the fold one slot per
+ * push, and f pops and the pushes bring 16 units each.  A pop that finds the front
+ * empty or head at covered finishes the rotation at once (rotation_finish), which
+ * happens only with a smaller front and then walks and clears at most about 5C
+ * units: every operation's work is bounded by a constant of P, whatever the window
+ * (test_distinct counts it).  The window's sketch is always max(front, back), its
+ * registers those of the window, so the histogram and the estimate are exactly the
+ * flip's.
+ *
+ * Why 7 and 16: the front left under a rotation is walked again, a share 1/(1 + 7)
+ * of each walk, so a larger ratio walks less (1.14 slots a record in a row window,
+ * against 1.33 at a ratio of 3), and the step must exceed the ratio by a margin for
+ * the walk to finish in time.  Callgrind, -w 100000 and -w 1000 distinct over make
+ * bench's ips.txt: the flip 370.7 and 679.3 instructions a record; ratio 3, step 8:
+ * 414.5 and 717.9; 7 and 16: 389.6 and 703.7; 15 and 24: 400.2 and 699.2.
+ */
+static void
+rotation_advance(struct distinct_window *w, size_t units)
+{
+	bool done;
+
+	if (w->rotation == ROTATION_CLEAN) {
+		uint64_t front = w->mid - w->ring.head, back = w->ring.tail - w->mid;
+
+		if (back == 0 || back < ROTATION_RATIO * front)
+			return;
+		w->rotation = ROTATION_WALK;
+		w->cut = w->walk = w->ring.tail;
+	}
+	for (;;) {
+		switch (w->rotation) {
+		case ROTATION_CLEAN:
+			return;
+		case ROTATION_DIRTY:
+			units = rotation_clear(w, units, &done);
+			if (done)
+				w->rotation = ROTATION_CLEAN;
+			else
+				return;
+			break;
+		case ROTATION_WALK:
+			units = rotation_walk(w, units);
+			if (w->walk > w->ring.head)
+				return;
+			/* The old front's sketch is all zeros when all of it has left. */
+			done = w->ring.head == w->mid;
+			w->covered = w->mid;
+			w->mid = w->cut;
+			w->undo_field ^= 1;
+			{
+				uint8_t *front = w->front;
+
+				w->front = w->spare;
+				w->spare = front;
+			}
+			w->cleared = 0;
+			w->rotation = ROTATION_CLEAR;
+			if (done) {
+				w->rotation = ROTATION_FOLD;
+				w->fold = w->cut;
+			}
+			break;
+		case ROTATION_CLEAR:
+			units = rotation_clear(w, units, &done);
+			if (!done)
+				return;
+			w->rotation = ROTATION_FOLD;
+			w->fold = w->cut;
+			break;
+		case ROTATION_FOLD:
+			units = rotation_fold(w, units);
+			if (w->fold < w->ring.tail)
+				return;
+			{
+				uint8_t *back = w->back;
+
+				w->back = w->spare;
+				w->spare = back;
+			}
+			w->cleared = 0;
+			w->rotation = ROTATION_DIRTY;
+			break;
+		}
+	}
+}
+
+/*
+ * rotation_advance, then what the hot paths check: until, the pushes (or pops, which
+ * count ROTATION_RATIO each) that can pass before a rotation could start, 0 while one
+ * is under way; deadline, the slot whose pop must first call rotation_finish.
+ */
+static __attribute__((noinline)) void
+rotation_work(struct distinct_window *w, size_t units)
+{
+	rotation_advance(w, units);
+	w->until = 0;
+	if (w->rotation == ROTATION_CLEAN)
+		w->until = (int64_t)(ROTATION_RATIO * (w->mid - w->ring.head)) -
+		    (int64_t)(w->ring.tail - w->mid);
+	w->deadline = w->rotation == ROTATION_CLEAR || w->rotation == ROTATION_FOLD ?
+	    w->covered : w->mid;
+}
+
+/*
+ * Finishes what must be done before the pop of the slot at head: a front run empty
+ * gets the whole back (a rotation done at once, as a flip), and a back that covers
+ * the slot head is replaced (steps 2 and 3 of rotation_work done at once).
+ */
+static __attribute__((noinline)) void
+rotation_finish(struct distinct_window *w)
+{
+	while (w->ring.head == w->mid || ((w->rotation == ROTATION_CLEAR ||
+	    w->rotation == ROTATION_FOLD) && w->ring.head == w->covered))
+		rotation_work(w, SIZE_MAX / CLEAR_UNIT);
+}
+
+/* Undoes what the front's top (oldest) slot did to front. */
+static inline void
+sketch_pop(struct distinct_window *w, const struct ring_slot *slot)
+{
+	unsigned undo = slot->undo[w->undo_field], previous, back;
+	uint32_t index;
+
+	if (!(undo & UNDO_CHANGED))
 		return;
-	index = (word >> UNDO_INDEX_SHIFT) & UNDO_INDEX_MASK;
-	previous = word & UNDO_VALUE_MASK;
+	index = register_index(load_hash(slot->hash), w->p);
+	previous = undo & UNDO_VALUE_MASK;
 	back = w->back[index];
 	combined_register_moved(w, max_value(w->front[index], back), max_value(previous, back));
 	w->front[index] = (uint8_t)previous;
@@ -348,23 +565,29 @@ static int
 sketch_start(struct distinct_window *w)
 {
 	size_t registers = (size_t)1 << w->p;
-	uint8_t *block = mem_realloc(NULL, 2 * registers);
+	uint8_t *block = mem_realloc(NULL, 3 * registers);
 
 	if (block == NULL)
 		return -1;
-	memset(block, 0, 2 * registers);
+	memset(block, 0, 3 * registers);
+	TEST_COUNT_BYTES(counters.bytes_cleared, 3 * registers);
+	w->registers = block;
 	w->front = block;
 	w->back = block + registers;
+	w->spare = block + 2 * registers;
+	w->rotation = ROTATION_CLEAN;
+	w->undo_field = 0;
 	memset(w->histogram, 0, sizeof(w->histogram));
 	w->histogram[0] = (uint32_t)registers;
 	w->harmonic = 0;
 	w->estimate_stale = true;
-	w->mid = w->ring.head;
+	w->mid = w->deadline = w->ring.head;
+	w->until = 0;
 	for (uint64_t pos = w->ring.head; pos != w->ring.tail; pos++) {
 		const struct ring_slot *slot = RING_AT(&w->ring, struct ring_slot, pos);
 
-		TEST_COUNT(slots_walked, 1);
-		if (!(slot->word & SLOT_MISSING))
+		TEST_COUNT(counters.slots_walked, 1);
+		if (!slot->missing)
 			sketch_push(w, load_hash(slot->hash));
 	}
 	return 0;
@@ -442,8 +665,8 @@ multiset_rebuild(struct distinct_window *w)
 	for (uint64_t pos = w->ring.head; pos != w->ring.tail; pos++) {
 		const struct ring_slot *slot = RING_AT(&w->ring, struct ring_slot, pos);
 
-		TEST_COUNT(slots_walked, 1);
-		if (!(slot->word & SLOT_MISSING))
+		TEST_COUNT(counters.slots_walked, 1);
+		if (!slot->missing)
 			multiset_add(&w->table, load_hash(slot->hash));
 	}
 	w->table_valid = true;
@@ -476,7 +699,7 @@ distinct_create(const struct agg_kind *kind, const struct agg_params *params)
 	ring_init(&w->ring);
 	hashtable_init(&w->table, params->hash_seed);
 	w->table_valid = true;
-	w->front = w->back = NULL;
+	w->registers = w->front = w->back = w->spare = NULL;
 	return &w->header;
 }
 
@@ -488,7 +711,7 @@ distinct_destroy(struct agg *agg)
 
 	ring_free(&w->ring);
 	hashtable_free(&w->table);
-	mem_free(w->front);
+	mem_free(w->registers);
 	mem_free(w);
 }
 
@@ -525,7 +748,7 @@ distinct_push(struct agg *agg, const struct agg_value *value, int64_t time)
 
 	slot = RING_AT(&w->ring, struct ring_slot, w->ring.tail++);
 	store_hash(slot->hash, hash);
-	slot->word = value->has_text ? 0 : SLOT_MISSING;
+	slot->missing = !value->has_text;
 	if (!value->has_text)
 		return 0;
 	w->values++;
@@ -535,8 +758,11 @@ distinct_push(struct agg *agg, const struct agg_value *value, int64_t time)
 		else
 			multiset_add(&w->table, hash);
 	}
-	if (w->front != NULL)
+	if (w->front != NULL) {
 		sketch_push(w, hash);
+		if (__builtin_expect((w->until -= 1) <= 0, 0))
+			rotation_work(w, ROTATION_STEP);
+	}
 	return 0;
 }
 
@@ -548,12 +774,14 @@ distinct_pop(struct agg *agg)
 	const struct ring_slot *slot = RING_FRONT(&w->ring, struct ring_slot);
 
 	if (w->front != NULL) {
-		if (w->ring.head == w->mid)
-			sketch_flip(w);
-		sketch_pop(w, slot->word);
+		if (__builtin_expect((w->until -= ROTATION_RATIO) <= 0, 0))
+			rotation_work(w, ROTATION_STEP);
+		if (__builtin_expect(w->ring.head == w->deadline, 0))
+			rotation_finish(w);
+		sketch_pop(w, slot);
 	}
 	w->ring.head++;
-	if (slot->word & SLOT_MISSING)
+	if (slot->missing)
 		return;
 	w->values--;
 	if (w->table_valid)
@@ -627,7 +855,7 @@ agg_distinct_inspect(struct agg *agg, struct distinct_state *state)
 	}
 	state->bytes = sizeof(*w) + (size_t)w->ring.cap * sizeof(struct ring_slot) +
 	    hashtable_capacity(&w->table) * sizeof(struct multiset_slot) +
-	    (w->front != NULL ? (size_t)2 << w->p : 0);
+	    (w->front != NULL ? (size_t)3 << w->p : 0);
 }
 
 /*
@@ -721,3 +949,12 @@ distinct_move(struct agg *agg, const struct agg_move *move)
 const struct agg_kind agg_distinct = {
 	"distinct", AGG_INPUT_TEXT, distinct_create, distinct_destroy, distinct_move, false
 };
+
+#ifdef SWAG_TEST_COUNTERS
+/* See agg_distinct.h. */
+void
+agg_distinct_counters(struct distinct_counters *out)
+{
+	*out = counters;
+}
+#endif

@@ -66,4 +66,19 @@ struct distinct_state {
  */
 void agg_distinct_inspect(struct agg *agg, struct distinct_state *state);
 
+#ifdef SWAG_TEST_COUNTERS
+/*
+ * The work of every distinct window so far (test builds only, src/counters.h): ring
+ * slots walked by the rotations of the sketches' stacks, the exact table's rebuilds
+ * and the sketches' start, and the sketches' bytes cleared by rotations.
+ */
+struct distinct_counters {
+	uint64_t slots_walked;
+	uint64_t bytes_cleared;
+};
+
+/* Stores the counters in *counters. */
+void agg_distinct_counters(struct distinct_counters *counters);
+#endif
+
 #endif /* SWAG_AGG_DISTINCT_H */

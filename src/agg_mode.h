@@ -35,6 +35,7 @@ struct mode_counters {
 	uint64_t lookups;		/* hash-table searches, one per present field pushed */
 	uint64_t probes;		/* table slots those searches examined, in all */
 	uint64_t heap_comparisons;	/* entry comparisons made to keep the heap ordered */
+	uint64_t bytes_moved;		/* copied by the growth of the entry and item arrays */
 };
 
 /* Stores agg's counters in *counters; agg as for agg_mode_stats.  Never fails. */

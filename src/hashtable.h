@@ -36,10 +36,10 @@
  * finish a growth well before the table is half full again, and a shrink before it
  * holds a quarter more keys.  A new table comes zeroed from mem_zalloc (mapped pages
  * when large: no memset), and the old one is unmapped a piece a step
- * (mem_zfree_part) when its last key has moved.  Other tables (mode's, distinct's) move all their keys in
- * the operation that resizes them: their lookups are inlined into hot loops, where
- * the call to hashtable_find_old on a miss costs callee-saved registers on every
- * lookup (25.8 instructions a record for -w 1000 mode).
+ * (mem_zfree_part) when its last key has moved.  Mode's table moves too, its call of
+ * hashtable_find_old kept out of its inlined lookup (agg_mode.c's table_find).
+ * Distinct's exact table, at most 2^P/4 keys, moves all its keys in the operation
+ * that resizes it: a bounded rebuild.
  *
  * A slot whose bytes are all zero must be free: the table clears slots with memset.
  */

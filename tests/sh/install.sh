@@ -14,7 +14,7 @@ groff -man -Tutf8 -ww "$TMP/root/opt/swag/share/man/man1/swag.1" > "$TMP/man.txt
 expect_eq "man page renders without warnings" "$?:$(cat "$TMP/man.err")" "0:"
 checks=$((checks + 1))
 grep -q 'sliding-window' "$TMP/man.txt" || fail "the installed man page does not render"
-for product in '1)×q,' 'lo)×(x' '2×2^P'; do
+for product in '1)×q,' 'lo)×(x' '3×2^P'; do
 	checks=$((checks + 1))
 	grep -qF -- "$product" "$TMP/man.txt" || fail "man page: no '$product' in the rendered text"
 done

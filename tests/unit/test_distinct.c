@@ -733,3 +733,126 @@ Test(distinct, accuracy, .timeout = 60)
 		cr_assert_leq(rmse, 1.1 * standard_error, "P=%u: RMSE %.4f%%", p, 100 * rmse);
 	}
 }
+
+/* The work counted so far (agg_distinct.h's counters): slots walked, 64 bytes cleared. */
+static uint64_t
+work_now(void)
+{
+	struct distinct_counters counters;
+
+	agg_distinct_counters(&counters);
+	return counters.slots_walked + (counters.bytes_cleared + 63) / 64;
+}
+
+/*
+ * The most work agg_distinct.c allows one push or pop with 2^p registers: a rotation's
+ * step of 16 units, or a rotation finished at once, which happens only with a front
+ * of fewer than 3C/16 slots and then costs at most about 5C, C = 2^p / 64 (its
+ * rotation_work comment), bounded here by 8C; and the exact table's rebuild, which
+ * walks the slots of 2^p / 8 values, here (one field in ten missing) less than 2^p / 4.
+ * A flip walks the window's whole back stack.
+ */
+static uint64_t
+op_bound(unsigned p)
+{
+	return 16 + 8 * (((uint64_t)1 << p) / 64) + ((uint64_t)1 << p) / 4;
+}
+
+/* Asserts that the operation since *before did at most op_bound(p) work. */
+static void
+check_op(unsigned p, uint64_t *before, uint64_t *most, const char *what, size_t i)
+{
+	uint64_t now = work_now(), work = now - *before;
+
+	cr_assert_leq(work, op_bound(p), "P=%u, %s, operation %zu: %llu units", p, what, i,
+	    (unsigned long long)work);
+	if (work > *most)
+		*most = work;
+	*before = now;
+}
+
+/* Asserts that the window's histogram is that of a sketch built afresh from its values. */
+static void
+check_fresh(struct agg *agg, struct naive *w, unsigned p, uint8_t *registers,
+    const char *what)
+{
+	uint32_t histogram[AGG_DISTINCT_HISTOGRAM_SIZE];
+	struct distinct_state state;
+
+	agg_distinct_inspect(agg, &state);
+	cr_assert(state.sketch_active);
+	fresh_histogram(w, p, registers, histogram);
+	for (size_t v = 0; v < AGG_DISTINCT_HISTOGRAM_SIZE; v++)
+		cr_assert_eq(state.histogram[v], histogram[v], "P=%u, %s: %u registers hold %zu, fresh sketch %u",
+		    p, what, state.histogram[v], v, histogram[v]);
+	cr_assert(state.estimate == agg_distinct_estimate(histogram, p));
+}
+
+/*
+ * No push or pop walks more than a constant of P, counted (agg_distinct.c's rotation
+ * of the two stacks), over growth from empty to a million values, a row window of a
+ * million sliding, a window emptied and refilled in bursts of every size, values all
+ * new and values all repeated, with missing fields among them; the registers stay
+ * those of a sketch of the window made afresh.  The flip, once every w pops, walked
+ * the whole back: a million slots in one pop here.
+ */
+Test(distinct, no_operation_walks_more_than_a_constant, .timeout = 120)
+{
+	static const unsigned ps[] = { 4, 8, 12 };
+	uint64_t rng = 91;
+
+	for (size_t pi = 0; pi < sizeof(ps) / sizeof(ps[0]); pi++) {
+		unsigned p = ps[pi];
+		size_t big = p == 12 ? 1000000 : 100000;
+		size_t universes[] = { 3 * big, 5 };
+		uint8_t *registers = malloc((size_t)1 << p);
+
+		cr_assert_not_null(registers);
+		for (size_t u = 0; u < 2; u++) {
+			struct agg *agg = make_window(p, random_next(&rng));
+			struct naive w;
+			uint64_t before = work_now(), most = 0;
+
+			naive_init(&w, big + 2, universes[u]);
+			/* Growth from empty. */
+			for (size_t i = 0; i < big; i++) {
+				push_random(agg, &w, &rng);
+				check_op(p, &before, &most, "growth", i);
+			}
+			check_fresh(agg, &w, p, registers, "grown");
+			/* A row window of big slots, sliding. */
+			for (size_t i = 0; i < big + big / 3; i++) {
+				pop_both(agg, &w);
+				check_op(p, &before, &most, "slide, pop", i);
+				push_random(agg, &w, &rng);
+				check_op(p, &before, &most, "slide, push", i);
+				if (i % (big / 4) == 0)
+					check_fresh(agg, &w, p, registers, "sliding");
+			}
+			/* Bursts: emptied in part, refilled, of sizes from 1 to the window. */
+			for (size_t b = 0; b < 40; b++) {
+				size_t out = (size_t)random_below(&rng, w.n + 1), in;
+
+				for (size_t i = 0; i < out; i++) {
+					pop_both(agg, &w);
+					check_op(p, &before, &most, "burst, pop", i);
+				}
+				in = (size_t)random_below(&rng, b % 4 == 0 ? 8 : big - w.n + 1);
+				for (size_t i = 0; i < in; i++) {
+					push_random(agg, &w, &rng);
+					check_op(p, &before, &most, "burst, push", i);
+				}
+				if (naive_values(&w) > 0 && b % 8 == 0)
+					check_fresh(agg, &w, p, registers, "bursts");
+			}
+			if (naive_values(&w) > 0)
+				check_fresh(agg, &w, p, registers, "after the bursts");
+			cr_log_info("P=%u, universe %zu: at most %llu units in one operation (bound %llu)",
+			    p, universes[u], (unsigned long long)most,
+			    (unsigned long long)op_bound(p));
+			naive_free(&w);
+			agg->kind->destroy(agg);
+		}
+		free(registers);
+	}
+}

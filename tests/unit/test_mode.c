@@ -21,6 +21,8 @@
 #include "agg.h"
 #include "agg_mode.h"
 #include "hash.h"
+#include "hashtable.h"
+#include "mem.h"
 #include "numparse.h"
 
 #define MAX_WINDOW 300
@@ -1145,4 +1147,143 @@ Test(mode, keys_colliding_under_one_seed_scatter_under_another)
 	    colliding, scattered);
 	cr_assert_gt(colliding, 500.0, "the crafted keys should collide under seed A");
 	cr_assert_lt(scattered, 3.0);
+}
+
+/*
+ * The table's work so far: hashtable.c's counters (test builds), the lookups' probes,
+ * and the bytes that the growth of the entry and item arrays copied.
+ */
+struct table_work {
+	uint64_t passed, moved, probes, bytes;
+};
+
+static struct table_work
+table_work_now(const struct agg *agg)
+{
+	const struct hashtable_counters *c = &hashtable_counters;
+	struct mode_counters counters;
+
+	agg_mode_counters(agg, &counters);
+	return (struct table_work){ c->passed, c->moved, c->probes + counters.probes,
+	    c->zeroed + c->unmapped + counters.bytes_moved };
+}
+
+/* The slots one step may examine in all, its lookup's and a move step's searches. */
+#define STEP_PROBES 256
+
+/*
+ * Asserts that the step since *before did at most one step's table work, and makes
+ * *before now: HASHTABLE_MOVE_STEP slots passed, one more moved (a key found in the
+ * old table), STEP_PROBES slots examined, less than MEM_MAP_MIN + MEM_FREE_STEP bytes
+ * cleared, unmapped or copied (an array under MEM_MAP_MIN copied as it grows, or a
+ * few items of the pool moved).  Returns the slots passed and moved.
+ */
+static uint64_t
+check_table_work(const struct agg *agg, struct table_work *before, const char *what,
+    size_t step)
+{
+	struct table_work now = table_work_now(agg);
+
+	cr_assert_leq(now.passed - before->passed, HASHTABLE_MOVE_STEP, "%s, step %zu: passed %llu",
+	    what, step, (unsigned long long)(now.passed - before->passed));
+	cr_assert_leq(now.moved - before->moved, HASHTABLE_MOVE_STEP + 1,
+	    "%s, step %zu: moved %llu", what, step, (unsigned long long)(now.moved - before->moved));
+	cr_assert_leq(now.probes - before->probes, STEP_PROBES, "%s, step %zu: probes %llu",
+	    what, step, (unsigned long long)(now.probes - before->probes));
+	cr_assert_leq(now.bytes - before->bytes, MEM_MAP_MIN + MEM_FREE_STEP,
+	    "%s, step %zu: bytes %llu", what, step, (unsigned long long)(now.bytes - before->bytes));
+	now.passed -= before->passed;
+	now.moved -= before->moved;
+	*before = table_work_now(agg);
+	return now.passed + now.moved;
+}
+
+/*
+ * agg_mode.c moves its table's keys a step at a time when it grows or shrinks
+ * (hashtable.h's moves), and its item array's pool a few items a step when the array
+ * grows: make bench's latency input, 0, 0, 1, 2, ..., through a window of 600,000
+ * grows the table to 2^21 slots (a rebuild at once moved 524,288 keys at record
+ * 524,290, and the pool's move 12 MB), and every step's work stays within one step's.
+ * The mode is then the window's smallest value, its first, but for the two 0s.
+ */
+Test(mode, table_growth_is_spread_over_the_steps)
+{
+	enum { WINDOW = 600000, STEPS = 700000 };
+	struct agg *agg = mode_make(1, 81);
+	struct table_work before = table_work_now(agg);
+	struct mode_stats stats;
+	uint64_t most = 0, work;
+	char text[32], want[32];
+
+	for (size_t t = 0; t < STEPS; t++) {
+		struct agg_result got;
+		size_t first = t + 1 > WINDOW ? t + 1 - WINDOW : 0;
+		int len = snprintf(text, sizeof(text), "%zu", t < 2 ? (size_t)0 : t - 1);
+
+		slide_text(agg, WINDOW, text, (size_t)len, &got);
+		if ((work = check_table_work(agg, &before, "0 0 1 2 ...", t)) > most)
+			most = work;
+		if (t % 997 == 0 || t == STEPS - 1) {
+			int want_len = snprintf(want, sizeof(want), "%zu", first < 2 ? (size_t)0 :
+			    first - 1);
+
+			cr_assert_eq(got.kind, AGG_RESULT_TEXT);
+			cr_assert(got.text_len == (size_t)want_len &&
+			    memcmp(got.text, want, got.text_len) == 0, "step %zu: '%.*s', not '%s'",
+			    t, (int)got.text_len, got.text, want);
+		}
+	}
+	agg_mode_stats(agg, &stats);
+	cr_assert_eq(stats.distinct, WINDOW);
+	cr_assert_geq(stats.table_capacity, (size_t)1 << 21);
+	cr_log_info("table growth: at most %llu slots passed and moved in one step",
+	    (unsigned long long)most);
+	agg_mode.destroy(agg);
+}
+
+/*
+ * A window that fills with new values and then empties one eviction at a time, over
+ * and over at several sizes (the table grows, then shrinks back to its smallest), and
+ * one whose values repeat among a few thousand: no push or eviction does more than
+ * one step's table work, and the distinct count is the model's.
+ */
+Test(mode, table_shrinking_is_spread_over_the_steps)
+{
+	static const size_t sizes[] = { 300000, 20000, 150000, 70000 };
+	struct agg *agg = mode_make(1, 82);
+	struct table_work before = table_work_now(agg);
+	struct mode_stats stats;
+	uint32_t next = 0;
+	char text[32];
+
+	for (size_t round = 0; round < 2; round++)
+		for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++) {
+			for (size_t i = 0; i < sizes[s]; i++) {
+				push_text(agg, text, ip_text(text, next++));
+				check_table_work(agg, &before, "fill", i);
+			}
+			agg_mode_stats(agg, &stats);
+			cr_assert_eq(stats.distinct, sizes[s]);
+			for (size_t i = 0; i < sizes[s]; i++) {
+				agg_step_evict(agg, 1);
+				check_table_work(agg, &before, "empty", i);
+			}
+			agg_mode_stats(agg, &stats);
+			cr_assert_eq(stats.distinct, 0);
+		}
+	/* Repeated values: 4,000 of them, through a window of 100,000, which then empties to 10. */
+	for (size_t t = 0; t < 200000; t++) {
+		slide_text(agg, 100000, text, ip_text(text, (uint32_t)(t * 7919 % 4000)), NULL);
+		check_table_work(agg, &before, "repeated", t);
+	}
+	agg_mode_stats(agg, &stats);
+	cr_assert_eq(stats.distinct, 4000);
+	for (size_t i = 0; i < 100000 - 10; i++) {
+		agg_step_evict(agg, 1);
+		check_table_work(agg, &before, "repeated, emptying", i);
+	}
+	agg_mode_stats(agg, &stats);
+	cr_assert_eq(stats.distinct, 10);
+	cr_assert_leq(stats.table_capacity, 128);
+	agg_mode.destroy(agg);
 }
