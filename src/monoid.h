@@ -234,8 +234,9 @@ monoid_run_fill(struct monoid_window *w, const uint8_t *index,
  * combines the front's new top with the back aggregate, or is the back aggregate's
  * when the pops emptied the front.  The run stops before the first step whose pops
  * would flip (more than the front holds), whose push would grow the ring (it is full
- * after the pops), or whose slots would wrap it, and returns how many steps it took.
- * The combines are the single step's, in its order, and so are the results.
+ * after the pops), or whose slots would wrap it, and returns how many steps it took
+ * (none while the ring moves its elements: ring.h).  The combines are the single
+ * step's, in its order, and so are the results.
  */
 TWOSTACK_INLINE size_t
 monoid_run_evicting(struct monoid_window *w, const uint8_t *index, const uint32_t *evict,
@@ -455,7 +456,8 @@ monoid_run_large(struct agg *agg, uint64_t rows, const uint8_t *index,
  * The run of a monoid's window (agg_run_fn): a time window's in monoid_run_evicting; a
  * row window's, the steps up to the next that needs the single step, because it flips
  * (the front's top is the last on the front), grows the ring, wraps it, or ends the
- * filling; a large or busy one's in large (monoid_run_large).
+ * filling; a large or busy one's in large (monoid_run_large).  None while the ring
+ * moves its elements, whose pushes take ring_reserve (ring.h).
  */
 TWOSTACK_INLINE size_t
 monoid_run(struct agg *agg, uint64_t rows, const uint8_t *index, const uint32_t *evict,

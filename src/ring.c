@@ -75,8 +75,12 @@ extend(struct ring *ring, size_t size, uint64_t cap)
 		if ((slots = mem_remap(ring->slots, ring->mapped, bytes)) == NULL)
 			return -1;
 	} else if (bytes < MEM_MAP_MIN) {
+		uintptr_t was = (uintptr_t)ring->slots;
+
 		if ((slots = mem_realloc(ring->slots, bytes)) == NULL)
 			return -1;
+		if ((uintptr_t)slots != was && old != 0)	/* realloc copied the block */
+			TEST_COUNT_BYTES(ring_bytes_copied, old);
 	} else {
 		if ((slots = mem_zalloc(bytes)) == NULL)
 			return -1;
