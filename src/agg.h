@@ -59,6 +59,16 @@ struct agg_params {
 	int64_t window_nanos;	/* or its half-life D (nanoseconds), the other 0 */
 };
 
+/*
+ * The most values a row window holds, and so the slots its rings need at most
+ * (ring_set_limit); 0 for a time or a cumulative window, whose size is not known.
+ */
+static inline uint64_t
+agg_ring_limit(const struct agg_params *params)
+{
+	return params->cumulative || params->window_nanos != 0 ? 0 : params->window_rows;
+}
+
 /* Which fields an aggregate sees as values. */
 enum agg_input {
 	AGG_INPUT_NUMBER,	/* only numbers; other fields are missing (or bad input) */

@@ -697,6 +697,7 @@ distinct_create(const struct agg_kind *kind, const struct agg_params *params)
 	w->exact_limit = ((uint64_t)1 << p) / 8;
 	w->table_limit = ((uint64_t)1 << p) / 4;
 	ring_init(&w->ring);
+	ring_set_limit(&w->ring, agg_ring_limit(params));
 	hashtable_init(&w->table, params->hash_seed);
 	w->table_valid = true;
 	w->registers = w->front = w->back = w->spare = NULL;

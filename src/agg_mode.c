@@ -1054,6 +1054,7 @@ mode_create(const struct agg_kind *kind, const struct agg_params *params)
 	w->header.params = *params;
 	w->free_entry = NO_ENTRY;
 	ring_init(&w->ring);
+	ring_set_limit(&w->ring, agg_ring_limit(params));
 	hashtable_init(&w->table, params->hash_seed);
 	if (hashtable_reserve(&w->table, &slot_ops, 0) != 0) {
 		mem_free(w);

@@ -227,15 +227,14 @@ struct heap_view {
 	double *values;
 	uint64_t *positions;
 	size_t count;
-	uint64_t *ring;		/* the ring's words: position p's is ring[p & ring_mask] */
-	uint64_t ring_mask;
+	struct ring_map ring;	/* the ring's words (ring_map_at) */
 };
 
 static inline struct heap_view
 heap_view(const struct heap_window *w, const struct quantile_heap *heap)
 {
 	struct heap_view view = { heap->values, heap->positions, heap->count,
-	    (uint64_t *)(void *)w->ring.slots, w->ring.cap - 1 };
+	    w->ring.map };
 
 	return view;
 }
@@ -259,7 +258,7 @@ static inline void
 heap_place(const struct heap_view *h, bool is_upper, size_t index, double value,
     uint64_t position)
 {
-	uint64_t *slot = &h->ring[position & h->ring_mask];
+	uint64_t *slot = ring_map_at(&h->ring, sizeof(uint64_t), position);
 
 	h->values[index] = value;
 	h->positions[index] = position;
@@ -720,25 +719,25 @@ mid_move(struct heap_window *w, size_t j, double value, uint64_t position)
 	/* Locals, since a store to the ring could alias the counts for the compiler. */
 	struct heap_entry *first = &w->mid[w->mid_start], *last = first + w->mid_count - 1;
 	struct heap_entry *at = first + j;
-	uint64_t *ring = (uint64_t *)(void *)w->ring.slots, ring_mask = w->ring.cap - 1;
+	const struct ring_map ring = w->ring.map;
 	struct heap_entry *mid = w->mid;
 
 	if (at > first && at[-1].value > value) {
 		do {
 			at[0] = at[-1];
-			ring[at[0].position & ring_mask] = PLACE(at - mid, TAG_MID);
+			*(uint64_t *)ring_map_at(&ring, sizeof(uint64_t), at[0].position) = PLACE(at - mid, TAG_MID);
 			at--;
 		} while (at > first && at[-1].value > value);
 	} else {
 		while (at < last && at[1].value < value) {
 			at[0] = at[1];
-			ring[at[0].position & ring_mask] = PLACE(at - mid, TAG_MID);
+			*(uint64_t *)ring_map_at(&ring, sizeof(uint64_t), at[0].position) = PLACE(at - mid, TAG_MID);
 			at++;
 		}
 	}
 	at->value = value;
 	at->position = position;
-	ring[position & ring_mask] = PLACE(at - mid, TAG_MID);
+	*(uint64_t *)ring_map_at(&ring, sizeof(uint64_t), position) = PLACE(at - mid, TAG_MID);
 }
 
 /*
@@ -909,6 +908,7 @@ heap_create(const struct agg_kind *kind, const struct agg_params *params)
 	w->lower.values = (double *)(uintptr_t)lower_pads;
 	w->upper.values = (double *)(uintptr_t)upper_pads;
 	w->result_state = RESULT_DIRTY;
+	ring_set_limit(&w->ring, agg_ring_limit(params));
 	return &w->header;
 }
 
@@ -1335,7 +1335,12 @@ heap_step(struct agg *agg, uint64_t evict, const struct agg_value *value,
 		head = w->ring.head;
 		word = *ring_word(&w->ring, head);
 		if (word < SLOT_NAN) {
+			/* The pop first, so that a full ring does not grow. */
 			w->ring.head = head + 1;
+			if (ring_reserve_slide(&w->ring, sizeof(uint64_t)) != 0) {
+				w->ring.head = head;
+				return -1;
+			}
 			w->ring.tail = tail + 1;
 			heap_replace(w, word, value->number, tail);
 			goto done;

@@ -60,6 +60,7 @@ monoid_create(const struct agg_kind *kind, const struct agg_params *params,
 	if (w->header.params.min_count == 0)
 		w->header.params.min_count = 1;
 	twostack_init(&w->stack, &m->ops);
+	ring_set_limit(&w->stack.ring, agg_ring_limit(params));
 	return &w->header;
 }
 
@@ -233,8 +234,9 @@ monoid_run_fill(struct monoid_window *w, const uint8_t *index,
  * combines the front's new top with the back aggregate, or is the back aggregate's
  * when the pops emptied the front.  The run stops before the first step whose pops
  * would flip (more than the front holds), whose push would grow the ring (it is full
- * after the pops), or whose slots would wrap it, and returns how many steps it took.
- * The combines are the single step's, in its order, and so are the results.
+ * after the pops), or whose slots would wrap it, and returns how many steps it took
+ * (none while the ring moves its elements: ring.h).  The combines are the single
+ * step's, in its order, and so are the results.
  */
 TWOSTACK_INLINE size_t
 monoid_run_evicting(struct monoid_window *w, const uint8_t *index, const uint32_t *evict,
@@ -251,16 +253,16 @@ monoid_run_evicting(struct monoid_window *w, const uint8_t *index, const uint32_
 	const unsigned char *front;
 	size_t i;
 
-	if (cap == 0 || ts->busy)
+	if (cap == 0 || ts->busy || ring_moving(&ts->ring))
 		return 0;
 	/*
 	 * The last position the pops may leave at the head: the front's end, or, when
 	 * the front wraps the ring, its last slot before the wrap.
 	 */
-	room = cap - (head & (cap - 1));
+	room = ring_run(&ts->ring, head);
 	last = mid - head <= room ? mid : head + room - 1;
-	if (n > cap - (tail & (cap - 1)))
-		n = cap - (tail & (cap - 1));
+	if (n > ring_run(&ts->ring, tail))
+		n = ring_run(&ts->ring, tail);
 	back = ts->back_agg;
 	newest = twostack_slot(ts, size, tail);
 	front = twostack_slot(ts, size, head);
@@ -317,7 +319,6 @@ monoid_run_busy(struct monoid_window *w, const uint8_t *index,
 	const size_t size = m->ops.agg_size;
 	struct twostack *ts = &w->stack;
 	const struct agg_params params = w->header.params;
-	const uint64_t cap = ts->ring.cap, mask = cap - 1;
 	const uint64_t head = ts->ring.head, tail = ts->ring.tail, l = ts->l, r = ts->r;
 	const uint64_t a = ts->a;
 	union twostack_agg back = ts->back_agg, mid = ts->mid_agg;
@@ -332,14 +333,14 @@ monoid_run_busy(struct monoid_window *w, const uint8_t *index,
 	if (steps > (a - r) / kb)
 		steps = (a - r) / kb;
 	/* The slots walked: head (+ 1) on, tail on, l on, and a down to a - k * steps. */
-	if (full && steps > cap - ((head + 1) & mask))
-		steps = cap - ((head + 1) & mask);
-	if (steps > cap - (tail & mask))
-		steps = cap - (tail & mask);
-	if (steps > (cap - (l & mask)) / k)
-		steps = (cap - (l & mask)) / k;
-	if (steps > (a & mask) / kb)
-		steps = (a & mask) / kb;
+	if (full && steps > ring_run(&ts->ring, head + 1))
+		steps = ring_run(&ts->ring, head + 1);
+	if (steps > ring_run(&ts->ring, tail))
+		steps = ring_run(&ts->ring, tail);
+	if (steps > ring_run(&ts->ring, l) / k)
+		steps = ring_run(&ts->ring, l) / k;
+	if (steps > ring_index(&ts->ring, a) / kb)
+		steps = ring_index(&ts->ring, a) / kb;
 	if (steps == 0)
 		return 0;
 	newest = twostack_slot(ts, size, tail);
@@ -415,8 +416,8 @@ monoid_run_large(struct agg *agg, uint64_t rows, const uint8_t *index,
 	if (count == rows && mid - head >= 2) {
 		/* The front's tops after the pops, from head + 1 on, do not wrap. */
 		steps = mid - head - 1;
-		if (steps > cap - ((head + 1) & (cap - 1)))
-			steps = cap - ((head + 1) & (cap - 1));
+		if (steps > ring_run(ring, head + 1))
+			steps = ring_run(ring, head + 1);
 		/*
 		 * It stops while the back is at most TWOSTACK_TURN_RATIO times the front
 		 * after the step: each step adds 1 to the back and takes 1 from the front.
@@ -439,8 +440,8 @@ monoid_run_large(struct agg *agg, uint64_t rows, const uint8_t *index,
 		steps = room;
 	if (steps > n)
 		steps = n;
-	if (steps > cap - (tail & (cap - 1)))
-		steps = cap - (tail & (cap - 1));
+	if (steps > ring_run(ring, tail))
+		steps = ring_run(ring, tail);
 	if (steps == 0)
 		return 0;
 	if (count == rows)
@@ -455,7 +456,8 @@ monoid_run_large(struct agg *agg, uint64_t rows, const uint8_t *index,
  * The run of a monoid's window (agg_run_fn): a time window's in monoid_run_evicting; a
  * row window's, the steps up to the next that needs the single step, because it flips
  * (the front's top is the last on the front), grows the ring, wraps it, or ends the
- * filling; a large or busy one's in large (monoid_run_large).
+ * filling; a large or busy one's in large (monoid_run_large).  None while the ring
+ * moves its elements, whose pushes take ring_reserve (ring.h).
  */
 TWOSTACK_INLINE size_t
 monoid_run(struct agg *agg, uint64_t rows, const uint8_t *index, const uint32_t *evict,
@@ -472,13 +474,15 @@ monoid_run(struct agg *agg, uint64_t rows, const uint8_t *index, const uint32_t 
 	if (evict != NULL)
 		return monoid_run_evicting(w, index, evict, values, times, results, n, input,
 		    m);
+	if (__builtin_expect(ring_moving(ring), 0))
+		return 0;	/* its pushes take ring_reserve (ring.h) */
 	if (__builtin_expect(rows > TWOSTACK_EAGER_MAX, 0))
 		return large(agg, rows, index, values, times, results, n);
 	if (count == rows && mid - head >= 2) {
 		/* The front's tops after the pops, from head + 1 on, do not wrap. */
 		steps = mid - head - 1;
-		if (steps > cap - ((head + 1) & (cap - 1)))
-			steps = cap - ((head + 1) & (cap - 1));
+		if (steps > ring_run(ring, head + 1))
+			steps = ring_run(ring, head + 1);
 	} else if (count < rows && head == mid) {
 		steps = rows - count;
 		if (steps > cap - count)	/* the ring's room; none when cap is 0 */
@@ -487,8 +491,8 @@ monoid_run(struct agg *agg, uint64_t rows, const uint8_t *index, const uint32_t 
 		return 0;
 	if (steps > n)
 		steps = n;
-	if (steps > cap - (tail & (cap - 1)))
-		steps = cap - (tail & (cap - 1));
+	if (steps > ring_run(ring, tail))
+		steps = ring_run(ring, tail);
 	if (steps == 0)
 		return 0;
 	return count == rows ?

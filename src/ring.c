@@ -1,5 +1,6 @@
 /*
- * ring.c: the rare, out-of-line parts of the ring (see ring.h).
+ * ring.c: the rare, out-of-line parts of the ring (see ring.h): growth, the move of a
+ * growing ring's wrapped elements, and the rebase.
  */
 #include <string.h>
 
@@ -11,30 +12,191 @@
 uint64_t ring_bytes_copied;
 #endif
 
+/* Copies n elements from slot from to slot to of ring (the runs may overlap). */
+static void
+move_slots(struct ring *ring, size_t size, uint64_t to, uint64_t from, uint64_t n)
+{
+	memmove(ring->slots + (size_t)to * size, ring->slots + (size_t)from * size,
+	    (size_t)n * size);
+	TEST_COUNT_BYTES(ring_bytes_copied, n * size);
+}
+
+/* Moves base on by as many caps as head has passed (not while moving). */
+static void
+rebase(struct ring *ring)
+{
+	if (ring->cap != 0 && ring->head - ring->base >= ring->cap)
+		ring->base += (ring->head - ring->base) / ring->cap * ring->cap;
+}
+
 /*
- * Copies the elements of ring, whose slots are in from (of from_cap slots), each to
- * its slot in to (of to_cap slots), skipping those whose slot is the same in a block
- * shared by both.  Consecutive positions stay consecutive until either ring wraps, so
- * the elements go in at most three runs, a memcpy each; within a run the slot moves by
- * a constant.
+ * The elements of a ring (not moving) whose next push grows it: all its slots with a
+ * limit or under MEM_MAP_MIN / 2 bytes, else three quarters of them (see ring.h).
+ */
+static uint64_t
+trigger(const struct ring *ring, size_t size)
+{
+	if (ring->limit == 0 && ring->cap * size >= MEM_MAP_MIN / 2)
+		return ring->cap - ring->cap / 4;
+	return ring->cap;
+}
+
+/*
+ * Sets room and stop, which send a push to ring_make_room: while moving, every push;
+ * else one that fills the ring to its trigger, or whose slot is past base + 2 * cap,
+ * where base must move on; and the map, after any change of slots, base, wrap or cap.
  */
 static void
-place(const struct ring *ring, size_t size, const unsigned char *from, uint64_t from_cap,
-    unsigned char *to, uint64_t to_cap)
+set_stop(struct ring *ring, size_t size)
 {
-	for (uint64_t pos = ring->head, run; pos != ring->tail; pos += run) {
-		uint64_t f = pos & (from_cap - 1), t = pos & (to_cap - 1);
+	ring->room = ring->moving != 0 ? 0 : trigger(ring, size);
+	ring->stop = ring->moving != 0 ? 0 : ring->base + 2 * ring->cap;
+	ring->map.near = (uintptr_t)ring->slots - (uintptr_t)ring->base * size;
+	ring->map.far = ring->map.near - (uintptr_t)ring->cap * size;
+	ring->map.wrap_pos = ring->base + ring->wrap;
+}
 
-		run = ring->tail - pos;
-		if (run > from_cap - f)
-			run = from_cap - f;
-		if (run > to_cap - t)
-			run = to_cap - t;
-		if (from == to && f == t)
-			continue;
-		memcpy(to + (size_t)t * size, from + (size_t)f * size, (size_t)run * size);
-		TEST_COUNT_BYTES(ring_bytes_copied, run * size);
+/*
+ * Grows the slots of ring to cap, more than it has, each slot keeping its bytes: by
+ * mem_remap when they are mapped, by mem_realloc under MEM_MAP_MIN bytes, else into
+ * new mapped pages (copying fewer than MEM_MAP_MIN bytes).  Sets only slots and
+ * mapped.  Returns 0, or -1 when memory is short (the ring is then unchanged).
+ */
+static int
+extend(struct ring *ring, size_t size, uint64_t cap)
+{
+	unsigned char *slots;
+	size_t bytes, old = ring->moving != 0 ? (size_t)ring->moving * size :
+	    (size_t)ring->cap * size;
+
+	if (cap > SIZE_MAX || mem_array_size((size_t)cap, size, &bytes) != 0)
+		return -1;
+	if (ring->mapped != 0) {
+		if ((slots = mem_remap(ring->slots, ring->mapped, bytes)) == NULL)
+			return -1;
+	} else if (bytes < MEM_MAP_MIN) {
+		uintptr_t was = (uintptr_t)ring->slots;
+
+		if ((slots = mem_realloc(ring->slots, bytes)) == NULL)
+			return -1;
+		if ((uintptr_t)slots != was && old != 0)	/* realloc copied the block */
+			TEST_COUNT_BYTES(ring_bytes_copied, old);
+	} else {
+		if ((slots = mem_zalloc(bytes)) == NULL)
+			return -1;
+		if (old != 0) {
+			memcpy(slots, ring->slots, old);
+			TEST_COUNT_BYTES(ring_bytes_copied, old);
+		}
+		mem_free(ring->slots);
 	}
+	ring->slots = slots;
+	ring->mapped = bytes >= MEM_MAP_MIN ? bytes : 0;
+	return 0;
+}
+
+/*
+ * Takes up to steps steps of the move: position base + wrap, when the ring holds
+ * it, from slot wrap - cap up to slot wrap; ends the move when none is left.
+ */
+static void
+move_on(struct ring *ring, size_t size, uint64_t steps)
+{
+	uint64_t left = ring->tail - ring->base > ring->wrap ?
+	    ring->tail - ring->base - ring->wrap : 0;
+
+	if (steps > left)
+		steps = left;
+	if (steps != 0) {
+		move_slots(ring, size, ring->wrap, ring->wrap - ring->cap, steps);
+		ring->wrap += steps;
+	}
+	if (steps == left) {
+		/* Every position from base on is in slot p - base now. */
+		ring->cap = ring->wrap = ring->moving;
+		ring->moving = 0;
+	}
+}
+
+/* Ends a move at once. */
+static void
+move_all(struct ring *ring, size_t size)
+{
+	if (ring->moving != 0)
+		move_on(ring, size, UINT64_MAX);
+}
+
+/*
+ * Grows ring (not moving, rebased) to cap slots, more than it has: at once when its
+ * elements do not wrap or when it is small, moving the shorter of the wrapped part
+ * (the newest, up past the old end, when it fits) and the oldest (up to the new end,
+ * base moving down with it); else by moves, when cap is at least twice the old (see
+ * ring.h).
+ */
+static int
+grow(struct ring *ring, size_t size, uint64_t cap)
+{
+	uint64_t old_cap = ring->cap, h = ring->head - ring->base;
+	uint64_t wrapped = ring->tail - ring->base > old_cap ?
+	    ring->tail - ring->base - old_cap : 0;
+
+	if (extend(ring, size, cap) != 0)
+		return -1;
+	if (wrapped != 0 && ring->mapped != 0 && cap >= 2 * old_cap) {
+		ring->moving = cap;
+		ring->size = size;
+		return 0;
+	}
+	if (wrapped != 0 && wrapped <= old_cap - h && wrapped <= cap - old_cap) {
+		/* Positions base + old_cap on stay at p - base, now below cap. */
+		move_slots(ring, size, old_cap, 0, wrapped);
+	} else if (wrapped != 0) {
+		move_slots(ring, size, h + (cap - old_cap), h, old_cap - h);
+		ring->base -= cap - old_cap;
+	}
+	ring->cap = ring->wrap = cap;
+	return 0;
+}
+
+/* The slots a growing ring doubles to: twice, or its limit when it holds fewer. */
+static uint64_t
+next_cap(const struct ring *ring, uint64_t need)
+{
+	uint64_t cap = ring->cap == 0 ? RING_FIRST_CAP : ring->cap * 2;
+
+	if (ring->limit != 0 && cap > ring->limit && ring->limit >= need &&
+	    ring->limit > ring->cap)
+		cap = ring->limit;
+	while (cap < need)
+		cap *= 2;
+	return cap;
+}
+
+int
+ring_make_room(struct ring *ring, size_t size, uint64_t n)
+{
+	uint64_t need;
+
+	if (ring->moving != 0)
+		move_on(ring, size, n * RING_MOVE_STEP);
+	if (ring->moving == 0) {
+		if (ring->cap == 0 || ring->tail == ring->head)
+			ring->base = ring->head;
+		rebase(ring);
+	}
+	need = ring->tail - ring->head + n;
+	if (ring->moving != 0 && need > ring->cap)
+		move_all(ring, size);
+	if (ring->moving == 0 && need > trigger(ring, size) &&
+	    (ring->cap > UINT64_MAX / 4 || need < n ||
+	    grow(ring, size, next_cap(ring, need)) != 0)) {
+		set_stop(ring, size);
+		return -1;
+	}
+	if (ring->moving != 0 && need > ring->cap)
+		move_all(ring, size);	/* grown when full: no slot is free to move into */
+	set_stop(ring, size);
+	return 0;
 }
 
 int
@@ -42,47 +204,53 @@ ring_resize(struct ring *ring, size_t size, uint64_t cap)
 {
 	size_t bytes;
 	unsigned char *slots;
+	uint64_t count = ring->tail - ring->head, first;
 
-	if (cap > SIZE_MAX || mem_array_size((size_t)cap, size, &bytes) != 0)
+	if (cap == 0 || cap < count || cap > SIZE_MAX ||
+	    mem_array_size((size_t)cap, size, &bytes) != 0)
 		return -1;
-	if (ring->mapped != 0 && cap > ring->cap) {
-		/*
-		 * In place: the first cap slots keep their bytes, and an element whose
-		 * slot changes goes up by a multiple of the old cap, into the new slots, so
-		 * no copy overwrites an element not yet copied.
-		 */
-		uint64_t old_cap = ring->cap;
-
-		if ((slots = mem_remap(ring->slots, ring->mapped, bytes)) == NULL)
+	move_all(ring, size);
+	if (ring->cap == 0 || count == 0)
+		ring->base = ring->head;
+	rebase(ring);
+	if (cap > ring->cap) {
+		if (grow(ring, size, cap) != 0) {
+			set_stop(ring, size);
 			return -1;
-		place(ring, size, slots, old_cap, slots, cap);
-		ring->slots = slots;
-		ring->mapped = bytes;
-		ring->cap = cap;
+		}
+		move_all(ring, size);
+		set_stop(ring, size);
 		return 0;
 	}
+	/* Smaller: into a new block, the oldest element in slot 0. */
 	slots = bytes >= MEM_MAP_MIN ? mem_zalloc(bytes) : mem_realloc(NULL, bytes);
-	if (slots == NULL)
+	if (slots == NULL) {
+		set_stop(ring, size);
 		return -1;
-	place(ring, size, ring->slots, ring->cap, slots, cap);
+	}
+	first = count == 0 ? 0 : ring_run(ring, ring->head);
+	if (first > count)
+		first = count;
+	if (count != 0) {
+		memcpy(slots, ring_at(ring, size, ring->head), (size_t)first * size);
+		memcpy(slots + (size_t)first * size, ring->slots, (size_t)(count - first) * size);
+		TEST_COUNT_BYTES(ring_bytes_copied, count * size);
+	}
 	mem_zfree(ring->slots, ring->mapped);	/* mapped 0: a block of mem_realloc's */
 	ring->slots = slots;
 	ring->mapped = bytes >= MEM_MAP_MIN ? bytes : 0;
-	ring->cap = cap;
+	ring->cap = ring->wrap = cap;
+	ring->base = ring->head;
+	set_stop(ring, size);
 	return 0;
-}
-
-int
-ring_grow(struct ring *ring, size_t size)
-{
-	if (ring->cap > UINT64_MAX / 2)
-		return -1;
-	return ring_resize(ring, size, ring->cap == 0 ? RING_FIRST_CAP : ring->cap * 2);
 }
 
 void
 ring_free(struct ring *ring)
 {
+	uint64_t limit = ring->limit;
+
 	mem_zfree(ring->slots, ring->mapped);
 	ring_init(ring);
+	ring->limit = limit;
 }

@@ -3,30 +3,54 @@
  * its records in, oldest first.
  *
  * Elements are named by positions that only grow: the ring holds the positions
- * [head, tail), and position p lives in slot p & (cap - 1), cap being a power of two
- * (or 0 before the first element).  A push takes position tail, a pop from the front
- * position head, a pop from the back position tail - 1.  Growth doubles cap and puts
- * each element in its slot of the larger ring, so an element keeps its position for
- * life: a structure may name it by position (the quantile heap's entries do) across a
- * growth.  The ring grows with the elements actually held, so a window of 10^9 rows
- * over ten records holds sixteen slots.
+ * [head, tail), a push takes position tail, a pop from the front position head, a pop
+ * from the back position tail - 1.  An element keeps its position for life, across
+ * growth: a structure may name it by position (the quantile heap's entries do).
  *
- * A ring of MEM_MAP_MIN bytes or more lives in mapped pages (mem_zalloc) and grows in
- * place by mem_remap, which moves pages, not bytes: only the elements whose slot
- * changes are copied, from slot s to s + the old cap, and a ring that fills from
- * position 0 (every row window, until it is full) has none.  Copying every element
- * would hold one record of -w 1000000 avg for 10 ms (6 MB); the mremap takes about
- * 40 us at any size.  A smaller ring grows by copying, under MEM_MAP_MIN
- * bytes.
+ * Slots.  Position p lives in slot r = p - base, less cap when r is wrap or more
+ * (ring_index); wrap is cap but while the ring grows (below).  base is a position at
+ * most head and within cap of it, so that every position from head to tail is less
+ * than 2 * cap past it and one compare finds its slot: ring_at selects one of two
+ * origins (struct ring_map) and adds p * size.  The ring moves base on by cap once the
+ * head has passed base + cap, in the slow path of a push (stop).  A mask would need
+ * cap to be a power of two: at a window of 10,000,000 rows, 2^24 slots, 40 % of them
+ * unused, and avg's 24-byte slots cost 40.3 bytes each, var's 32 53.7 (peak RSS over 30
+ * million records).  So cap is any size: a ring doubles from RING_FIRST_CAP, but not
+ * past its limit (ring_set_limit) while it holds fewer.  A row window of w rows sets
+ * w, and its ring ends at exactly w slots (24.0 and 32.0 bytes a slot); the ring grows
+ * with the elements actually held, so a window of 10^9 rows over ten records holds
+ * sixteen slots.  The compare, the select and the push's second test cost swag -w 1000
+ * min (the deque: a few ring_at a record) 359.1 to 366.2 instructions a record, p99
+ * 458.2 to 460.7, avg (whose runs walk the slots by pointer) 457.3 to 458.3.
+ *
+ * Growth.  A ring of MEM_MAP_MIN bytes or more lives in mapped pages (mem_zalloc) and
+ * grows in place by mem_remap, which moves pages, not bytes (about 40 us at any size;
+ * copying 24 MB, -w 1000000 avg's ring, would hold one record for 10 ms); a smaller one
+ * by mem_realloc.  Either way the slots keep their bytes, so a ring whose elements do
+ * not wrap past its last slot (every row window while it fills, from position 0)
+ * copies nothing when it grows.  A ring whose elements wrap holds the newest of them
+ * in its first slots, and they must move up past the old end.  A ring without a limit
+ * (a time window's, the min/max deque's) therefore grows when three quarters full:
+ * into twice the slots, and then each push moves RING_MOVE_STEP of the wrapped
+ * elements up, oldest first, wrap counting them (positions base + cap to base + wrap -
+ * 1 are then in their new slots, r, the rest still in their old ones, r - cap), while
+ * the pushes fill the quarter left of the old slots; the elements left are fewer by
+ * RING_MOVE_STEP - 1 a push, so the move ends before that quarter is full, and no
+ * push moves more than RING_MOVE_STEP elements (a mapped ring; a small one grows at
+ * once, moving fewer than MEM_MAP_MIN bytes).  A window's runs, which push without
+ * ring_reserve, wait for the move to end (ring_moving).  A ring with a limit grows
+ * when full, at once.
  *
  * The element size is an argument of every function, and each caller passes a
  * constant (RING_AT and friends pass sizeof): the functions are forced inline, so a
- * slot's address compiles to the shift or scaled add of a ring written for the type.
- * Only growth, which happens log2(w) times in a window's life, is out of line.
+ * slot's address compiles to the scaled add of a ring written for the type.  Only
+ * growth, the move and the rebase are out of line, behind two tests of a push (room
+ * and stop).
  */
 #ifndef SWAG_RING_H
 #define SWAG_RING_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -36,11 +60,31 @@
 /* Forces inlining, so that the constant element size folds into the address arithmetic. */
 #define RING_INLINE static inline __attribute__((always_inline))
 
+/*
+ * Where the slots of positions are, as ring_map_at finds them: position p's slot is at
+ * address near + p * size when p < wrap_pos, else far + p * size (the element size
+ * folded in: near is slots - base * size, far near - cap * size, wrap_pos base +
+ * wrap), so that a slot's address is a compare, a select and a scaled add.
+ */
+struct ring_map {
+	uintptr_t near;
+	uintptr_t far;
+	uint64_t wrap_pos;
+};
+
 struct ring {
-	unsigned char *slots;	/* cap elements, or NULL when cap is 0 */
-	uint64_t cap;		/* 0 or a power of two */
+	struct ring_map map;	/* the slots' addresses (ring_at), from the fields below */
+	unsigned char *slots;	/* the slots, or NULL when there are none */
+	uint64_t cap;		/* the most elements the ring holds (slots, but while moving) */
+	uint64_t wrap;		/* cap, or while moving, cap + the elements moved */
 	uint64_t head;		/* the oldest element's position */
 	uint64_t tail;		/* the position the next push takes */
+	uint64_t base;		/* the position of slot 0, or of slot 0 a cap earlier */
+	uint64_t room;		/* a push to a ring of room elements takes ring_make_room, */
+	uint64_t stop;		/* and so does one to tail >= stop */
+	uint64_t limit;		/* the most slots growth doubles to, or 0 for no limit */
+	uint64_t moving;	/* while moving, the slots the ring grows to, else 0 */
+	size_t size;		/* while moving, the element size */
 	size_t mapped;		/* the bytes of slots when mapped (mem_zalloc), else 0 */
 };
 
@@ -49,27 +93,53 @@ struct ring {
 extern uint64_t ring_bytes_copied;
 #endif
 
+/* Elements a push moves while the ring grows (see above): 4 fewer left a push. */
+#define RING_MOVE_STEP 5
+
 /*
- * Moves the elements into a ring of cap slots (a power of two, at least their number),
- * each at its position.  Returns 0, or -1 when memory is short (the ring is then
- * unchanged).  Growing is ring_reserve's business; a caller calls this to shrink.
+ * Moves the elements into a ring of cap slots (at least their number, and more than
+ * 0), each at its position, ending a move.  Returns 0, or -1 when memory is short (the
+ * ring is then unchanged).  Growing is ring_reserve's business; a caller calls this to
+ * shrink.
  */
 int ring_resize(struct ring *ring, size_t size, uint64_t cap);
 
-/* Doubles the ring (or makes the first one): ring_resize to the next size up. */
-int ring_grow(struct ring *ring, size_t size);
+/*
+ * Makes room for n more elements at tail, as ring_reserve does for one: moves base on,
+ * takes n steps of a move, or grows (see above).  Returns 0, or -1 when memory is
+ * short (the ring then holds what it held).
+ */
+int ring_make_room(struct ring *ring, size_t size, uint64_t n);
 
 /* Makes an empty ring that owns no memory yet. */
 RING_INLINE void
 ring_init(struct ring *ring)
 {
+	ring->map.near = ring->map.far = 0;
+	ring->map.wrap_pos = 0;
 	ring->slots = NULL;
-	ring->cap = 0;
-	ring->head = ring->tail = 0;
+	ring->cap = ring->wrap = 0;
+	ring->head = ring->tail = ring->base = ring->room = ring->stop = 0;
+	ring->limit = ring->moving = 0;
+	ring->size = 0;
 	ring->mapped = 0;
 }
 
-/* Frees the ring's memory; the ring is empty afterwards and may be used again. */
+/*
+ * The most slots the ring grows to by doubling while it holds fewer elements: a row
+ * window's rows, so that its ring ends at the window's size (0: no limit).  A ring
+ * asked for more elements than that still grows, by doubling.
+ */
+RING_INLINE void
+ring_set_limit(struct ring *ring, uint64_t limit)
+{
+	ring->limit = limit;
+}
+
+/*
+ * Frees the ring's memory; the ring is empty afterwards and may be used again, with
+ * the same limit.
+ */
 void ring_free(struct ring *ring);
 
 /* The number of elements held. */
@@ -79,11 +149,71 @@ ring_count(const struct ring *ring)
 	return ring->tail - ring->head;
 }
 
-/* The slot of position pos, which the ring must hold (or be about to, see ring_reserve). */
+/*
+ * The slot number of position pos, which the ring must hold, or be about to (see
+ * ring_reserve); position tail of a ring whose newest element is in its last slot may
+ * give the number of slots, ring_run 0.
+ */
+RING_INLINE uint64_t
+ring_index(const struct ring *ring, uint64_t pos)
+{
+	uint64_t r = pos - ring->base;
+
+	return r < ring->wrap ? r : r - ring->cap;
+}
+
+/*
+ * The slot of position pos in a ring of elements of size bytes whose map is map: for
+ * a caller that keeps the map in a local.
+ */
+RING_INLINE void *
+ring_map_at(const struct ring_map *map, size_t size, uint64_t pos)
+{
+	return (void *)((pos < map->wrap_pos ? map->near : map->far) + (uintptr_t)pos * size);
+}
+
+/* The slot of position pos (see ring_index), ring_index's slot of ring->slots. */
 RING_INLINE void *
 ring_at(const struct ring *ring, size_t size, uint64_t pos)
 {
-	return ring->slots + (size_t)(pos & (ring->cap - 1)) * size;
+	return ring_map_at(&ring->map, size, pos);
+}
+
+/*
+ * The positions from pos on whose slots follow pos's, one after the other: a loop may
+ * walk that many by pointer.
+ */
+RING_INLINE uint64_t
+ring_run(const struct ring *ring, uint64_t pos)
+{
+	uint64_t r = pos - ring->base;
+
+	return r < ring->wrap ? ring->wrap - r : 2 * ring->cap - r;
+}
+
+/*
+ * For a loop that walks down by pointer, from newer positions to older: the slots hold
+ * consecutive positions, one below the other, down to ring_lowest's, and the position
+ * before the one there is in ring_highest's (slot 0 and the last, but while moving: see
+ * above, where slot wrap - cap holds the oldest not moved and wrap - 1 the newest moved).
+ */
+RING_INLINE unsigned char *
+ring_lowest(const struct ring *ring, size_t size)
+{
+	return ring->slots + (size_t)(ring->wrap - ring->cap) * size;
+}
+
+RING_INLINE unsigned char *
+ring_highest(const struct ring *ring, size_t size)
+{
+	return ring->slots + (size_t)(ring->wrap - 1) * size;
+}
+
+/* True while the ring grows by moves (see above): pushes must take ring_reserve. */
+RING_INLINE bool
+ring_moving(const struct ring *ring)
+{
+	return ring->moving != 0;
 }
 
 /*
@@ -94,8 +224,21 @@ ring_at(const struct ring *ring, size_t size, uint64_t pos)
 RING_INLINE int
 ring_reserve(struct ring *ring, size_t size)
 {
-	if (ring->tail - ring->head == ring->cap && ring_grow(ring, size) != 0)
-		return -1;
+	if (__builtin_expect(ring->tail - ring->head >= ring->room ||
+	    ring->tail >= ring->stop, 0))
+		return ring_make_room(ring, size, 1);
+	return 0;
+}
+
+/*
+ * ring_reserve for a push that follows a pop from the front, so that the count does
+ * not grow: only stop is tested (one test less).
+ */
+RING_INLINE int
+ring_reserve_slide(struct ring *ring, size_t size)
+{
+	if (__builtin_expect(ring->tail >= ring->stop, 0))
+		return ring_make_room(ring, size, 1);
 	return 0;
 }
 

@@ -206,18 +206,19 @@ TWOSTACK_INLINE void
 twostack_flip(struct twostack *ts, const struct twostack_ops *ops)
 {
 	const size_t size = ops->agg_size;
-	const uint64_t mid = ts->mid, mask = ts->ring.cap - 1;
+	const uint64_t mid = ts->mid;
 	uint64_t pos = ts->ring.tail - 1;
 
 	if (ts->ring.tail == mid)
 		return;
 	if (pos > mid) {
-		/* Down the array by pointer; past its start, the older is its last. */
+		/* Down the slots by pointer; below the lowest, the older is the highest. */
 		unsigned char *newer = twostack_slot(ts, size, pos);
+		unsigned char *first = ring_lowest(&ts->ring, size);
+		unsigned char *last = ring_highest(&ts->ring, size);
 
 		do {
-			unsigned char *older = (pos & mask) == 0 ?
-			    twostack_slot(ts, size, mask) : newer - size;
+			unsigned char *older = newer == first ? last : newer - size;
 
 			twostack_combine(ts, ops, older, older, newer);
 			newer = older;

@@ -61,18 +61,25 @@ static inline __attribute__((always_inline)) size_t
 push_times(struct window_set *set, const struct window_steps *w, size_t n, bool indexed)
 {
 	struct ring *ring = &set->times;
-	uint64_t tail = ring->tail, mask;
-	int64_t *slots;
+	uint64_t tail = ring->tail, run;
+	int64_t *slots, *first;
+	size_t j = 0;
 
-	while (ring->cap - (tail - ring->head) < n)
-		if (ring_grow(ring, sizeof(int64_t)) != 0) {
-			n = (size_t)(ring->cap - (tail - ring->head));
-			break;
-		}
-	slots = (int64_t *)ring->slots;
-	mask = ring->cap - 1;
-	for (size_t j = 0; j < n; j++)
-		slots[(tail + j) & mask] = w->times[indexed ? w->index[j] : j];
+	if ((tail - ring->head + n > ring->room || tail + n > ring->stop) &&
+	    ring_make_room(ring, sizeof(int64_t), n) != 0) {
+		/* As many as fit, each as a push. */
+		for (; j < n && ring_reserve(ring, sizeof(int64_t)) == 0; j++)
+			*RING_AT(ring, int64_t, ring->tail++) = w->times[indexed ? w->index[j] : j];
+		return j;
+	}
+	/* To the end of the slots, then on from the first (ring.h). */
+	slots = RING_AT(ring, int64_t, tail);
+	run = ring_run(ring, tail);
+	for (; j < n && j < run; j++)
+		slots[j] = w->times[indexed ? w->index[j] : j];
+	first = (int64_t *)ring->slots;
+	for (; j < n; j++)
+		first[j - run] = w->times[indexed ? w->index[j] : j];
 	ring->tail = tail + n;
 	return n;
 }
@@ -130,14 +137,12 @@ window_set_move_of(struct window_set *set, const struct agg_spec *specs,
 	uint64_t position = set->times.tail, kept = 0;
 	struct agg_move m = { .index = w->index, .times = w->times, .want = w->want };
 	size_t done = w->n;
-	const int64_t *times = NULL;
-	uint64_t mask = 0;
+	struct ring_map map = { 0, 0, 0 };
 
 	if (set->has_time_windows) {
 		done = push_times(set, w, w->n, indexed);
 		/* In locals: the evictions' stores could alias the ring's fields. */
-		times = (const int64_t *)set->times.slots;
-		mask = set->times.cap - 1;
+		map = set->times.map;
 	}
 	for (size_t i = 0; i < set->agg_count; i++) {
 		int64_t duration = window_by_time(&specs[i]) ? specs[i].window.nanos : 0;
@@ -164,7 +169,7 @@ window_set_move_of(struct window_set *set, const struct agg_spec *specs,
 				uint64_t t = (uint64_t)w->times[indexed ? w->index[j] : j];
 				uint64_t from = oldest;
 
-				while (t - (uint64_t)times[oldest & mask] >= (uint64_t)duration)
+				while (t - (uint64_t)*(const int64_t *)ring_map_at(&map, sizeof(int64_t), oldest) >= (uint64_t)duration)
 					oldest++;
 				evict[j] = (uint32_t)(oldest - from);
 			}

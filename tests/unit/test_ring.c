@@ -1,9 +1,11 @@
 /*
  * test_ring.c: the growable ring (ring.h) against a naive queue: positions kept across
- * growth and shrinking, wrap-around, pops from both ends, and elements of many sizes,
- * in small rings and in mapped ones; and the bytes a filling ring copies, counted.
+ * growth, moves and shrinking, wrap-around, pops from both ends, and elements of many
+ * sizes, in small rings and in mapped ones, with and without a limit; a row window's
+ * ring at exactly its window's size; and the bytes a push copies, counted.
  */
 #include <criterion/criterion.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,17 +30,47 @@ check(const unsigned char *element, size_t size, uint64_t pos)
 		    "position %llu, byte %zu of %zu", (unsigned long long)pos, i, size);
 }
 
-/* Asserts that ring holds positions [head, tail), each with its pattern. */
+/*
+ * Asserts that ring holds positions [head, tail), each with its pattern, found by
+ * ring_at and by walking ring_run's runs by pointer, and that no slot is out of the
+ * ring's memory.
+ */
 static void
 check_all(const struct ring *ring, size_t size, uint64_t head, uint64_t tail)
 {
+	uint64_t slots = ring_moving(ring) ? ring->moving : ring->cap;
+
 	cr_assert_eq(ring->head, head);
 	cr_assert_eq(ring->tail, tail);
 	cr_assert_eq(ring_count(ring), tail - head);
 	cr_assert_leq(ring_count(ring), ring->cap);
-	cr_assert_eq(ring->cap & (ring->cap - 1), 0, "cap %llu", (unsigned long long)ring->cap);
-	for (uint64_t pos = head; pos != tail; pos++)
+	for (uint64_t pos = head; pos != tail; pos++) {
+		cr_assert_lt(ring_index(ring, pos), slots, "position %llu",
+		    (unsigned long long)pos);
 		check(ring_at(ring, size, pos), size, pos);
+	}
+	for (uint64_t pos = head, run; pos != tail; pos += run) {
+		const unsigned char *at = ring_at(ring, size, pos);
+
+		run = ring_run(ring, pos);
+		cr_assert_gt(run, 0, "position %llu", (unsigned long long)pos);
+		if (run > tail - pos)
+			run = tail - pos;
+		cr_assert_leq(ring_index(ring, pos) + run, slots);
+		for (uint64_t i = 0; i < run; i++)
+			check(at + i * size, size, pos + i);
+	}
+	/* Down by pointer, as the two-stack's flip walks (ring_lowest, ring_highest). */
+	if (tail != head) {
+		const unsigned char *at = ring_at(ring, size, tail - 1);
+
+		for (uint64_t pos = tail - 1;; pos--) {
+			check(at, size, pos);
+			if (pos == head)
+				break;
+			at = at == ring_lowest(ring, size) ? ring_highest(ring, size) : at - size;
+		}
+	}
 }
 
 /*
@@ -54,6 +86,9 @@ random_run(size_t size, unsigned seed, int steps, int most)
 
 	ring_init(&ring);
 	cr_assert_eq(ring.cap, 0);
+	/* Half the runs as a row window's, with a limit (of any size, not a power of 2). */
+	if (seed % 2)
+		ring_set_limit(&ring, (uint64_t)rand_r(&seed) % (uint64_t)most + 1);
 	for (int step = 0; step < steps; step++) {
 		int r = rand_r(&seed) % 100;
 
@@ -71,9 +106,12 @@ random_run(size_t size, unsigned seed, int steps, int most)
 			ring.tail--;
 			tail--;
 		}
-		/* Give memory back as mode's window does, a quarter full. */
+		/* Give memory back as mode's window does, a quarter full, or to any size. */
 		if (ring.cap > RING_FIRST_CAP && ring_count(&ring) * 4 < ring.cap)
 			cr_assert_eq(ring_resize(&ring, size, ring.cap / 2), 0);
+		else if (r == 99 && rand_r(&seed) % 50 == 0)
+			cr_assert_eq(ring_resize(&ring, size, ring_count(&ring) + 1 +
+			    (uint64_t)rand_r(&seed) % 100), 0);
 		if (step % 97 == 0 || tail - head < 4)
 			check_all(&ring, size, head, tail);
 	}
@@ -85,8 +123,10 @@ random_run(size_t size, unsigned seed, int steps, int most)
 
 Test(ring, many_sizes_against_a_naive_queue)
 {
-	for (size_t size = 1; size <= 40; size++)
+	for (size_t size = 1; size <= 40; size++) {
 		random_run(size, (unsigned)size * 7919, 20000, 1500);
+		random_run(size, (unsigned)size * 7919 + 1, 20000, 1500);
+	}
 }
 
 /*
@@ -96,13 +136,15 @@ Test(ring, many_sizes_against_a_naive_queue)
  */
 Test(ring, mapped_rings_against_a_naive_queue)
 {
-	for (size_t size = 8; size <= 40; size += 16)
+	for (size_t size = 8; size <= 40; size += 16) {
 		random_run(size, (unsigned)size * 31, 200000, 20000);
+		random_run(size, (unsigned)size * 31 + 1, 200000, 20000);
+	}
 }
 
 /*
  * A row window filling: 2^21 elements of 24 bytes pushed from position 0, as every
- * aggregate's ring fills; past MEM_MAP_MIN bytes the ring grows in place and copies
+ * row window's ring fills (its limit the window); past MEM_MAP_MIN bytes the ring grows in place and copies
  * nothing, so no push copies more than MEM_MAP_MIN bytes (a doubling by copying
  * would move 24 MB in the last growth), and all of them less than twice that (the
  * small rings' doublings).  Counted with
@@ -114,6 +156,7 @@ Test(ring, filling_copies_at_most_a_small_ring)
 	uint64_t before = ring_bytes_copied, last;
 
 	ring_init(&ring);
+	ring_set_limit(&ring, UINT64_C(1) << 21);
 	for (uint64_t pos = 0; pos < (UINT64_C(1) << 21); pos++) {
 		uint64_t *slot;
 
@@ -205,33 +248,154 @@ Test(ring, growth_keeps_positions_after_wrapping)
 }
 
 /*
- * The same for a mapped ring, which grows in place: 4,096 elements of 40 bytes (160
- * KiB), 1,000 popped and as many pushed, so that the ring has wrapped when the next
- * push grows it: the elements past the wrap move up by the old cap, the others stay,
- * and only those are copied.
+ * The same for a mapped ring, which grows in place, by moves: 4,096 elements of 40
+ * bytes (160 KiB), with 1,000 popped and as many pushed, have wrapped when the push
+ * that fills three quarters of the slots grows the ring to 8,192; from then on each
+ * push moves RING_MOVE_STEP of the elements past the wrap (positions 4,096 on, in
+ * slots 0 on) up past the old end, in position order, until none is left; every
+ * element is where ring_at says at every step.
  */
-Test(ring, mapped_growth_keeps_positions_after_wrapping)
+Test(ring, mapped_growth_moves_a_few_a_push)
 {
 	struct ring ring;
-	uint64_t copied;
+	uint64_t pos = 0, copied, moves = 0;
 
 	ring_init(&ring);
-	for (uint64_t pos = 0; pos < 5096; pos++) {
-		if (pos == 4096)
-			ring.head = 1000;
+	for (; pos < 3000; pos++) {
 		cr_assert_not_null(ring_push(&ring, 40));
 		fill(ring_at(&ring, 40, pos), 40, pos);
 	}
-	cr_assert_eq(ring.cap, 4096);
+	ring.head = 2000;	/* popped: the next pushes wrap */
+	for (; ring.cap == 4096 && !ring_moving(&ring); pos++) {
+		cr_assert_not_null(ring_push(&ring, 40));
+		fill(ring_at(&ring, 40, pos), 40, pos);
+	}
+	/* At 16 slots, 32, ..., 4,096 (its trigger 3,072) and now 8,192. */
+	cr_assert(ring_moving(&ring));
+	cr_assert_eq(ring.moving, 8192);
 	cr_assert_neq(ring.mapped, 0);
-	copied = ring_bytes_copied;
-	cr_assert_not_null(ring_push(&ring, 40));
-	fill(ring_at(&ring, 40, 5096), 40, 5096);
+	cr_assert_eq(ring_count(&ring), 3073);
+	check_all(&ring, 40, 2000, pos);
+	while (ring_moving(&ring)) {
+		copied = ring_bytes_copied;
+		cr_assert_not_null(ring_push(&ring, 40));
+		fill(ring_at(&ring, 40, pos), 40, pos);
+		pos++;
+		cr_assert_leq(ring_bytes_copied - copied, RING_MOVE_STEP * 40);
+		moves++;
+		check_all(&ring, 40, 2000, pos);
+	}
+	/*
+	 * 2,000 + 3,073 - 4,096 wrapped; each push adds one and first moves five, the
+	 * last the five or fewer left.
+	 */
+	cr_assert_eq(moves, (5073 - 4096 - RING_MOVE_STEP) / (RING_MOVE_STEP - 1) + 1);
 	cr_assert_eq(ring.cap, 8192);
-	/* Positions 4096..5095 were in slots 0..999 and are now in 4096..5095. */
-	cr_assert_eq(ring_bytes_copied - copied, 1000 * 40);
-	check_all(&ring, 40, 1000, 5097);
+	cr_assert_eq(ring.wrap, 8192);
+	check_all(&ring, 40, 2000, pos);
 	ring_free(&ring);
+}
+
+/*
+ * A row window's ring, its limit the window: pushed and popped as a window of w moves
+ * (the pop first when it holds w), it ends at exactly w slots, whatever w, and a push
+ * never copies more than a small ring while it fills from position 0.
+ */
+Test(ring, row_window_holds_exactly_its_window)
+{
+	static const uint64_t windows[] = { 1, 3, 10, 1000, 10007, 100000, 300001 };
+	static const size_t sizes[] = { 4, 24, 32, 8, 24, 32, 8 };
+
+	for (size_t k = 0; k < sizeof(windows) / sizeof(windows[0]); k++) {
+		struct ring ring;
+		uint64_t w = windows[k];
+		size_t size = sizes[k];
+
+		ring_init(&ring);
+		ring_set_limit(&ring, w);
+		for (uint64_t pos = 0; pos < 3 * w + 100; pos++) {
+			uint64_t copied = ring_bytes_copied;
+
+			if (ring_count(&ring) == w)
+				ring.head++;
+			cr_assert_not_null(ring_push(&ring, size));
+			fill(ring_at(&ring, size, pos), size, pos);
+			cr_assert_leq(ring.cap, w < RING_FIRST_CAP ? RING_FIRST_CAP : w);
+			cr_assert_leq(ring_bytes_copied - copied, MEM_MAP_MIN);
+			cr_assert(!ring_moving(&ring));
+			if (pos % 9973 == 0)
+				check_all(&ring, size, ring.head, pos + 1);
+		}
+		cr_assert_eq(ring.cap, w, "window %llu: %llu slots", (unsigned long long)w,
+		    (unsigned long long)ring.cap);
+		check_all(&ring, size, 2 * w + 100, 3 * w + 100);
+		ring_free(&ring);
+	}
+}
+
+/*
+ * Bounded growth: long random mixes of pushes, pops from the front and pops of runs
+ * from the back (the min/max deque's), whose count drifts up and down so that the
+ * ring wraps at every size it grows through, for rings without a limit (a time
+ * window's).  No push copies more than RING_MOVE_STEP elements once the ring is
+ * mapped, nor more than a small ring (MEM_MAP_MIN bytes) before; counted with
+ * ring_bytes_copied, and the elements checked against a naive queue throughout.
+ */
+static void
+bounded_run(size_t size, unsigned seed, int steps)
+{
+	struct ring ring;
+	uint64_t head = 0, tail = 0, most = 0, moving = 0;
+	int up = 60;
+
+	ring_init(&ring);
+	for (int step = 0; step < steps; step++) {
+		int r = rand_r(&seed) % 100;
+
+		if (step % 20000 == 0)
+			up = 46 + rand_r(&seed) % 16;	/* mostly up, now and then down */
+		if (r < up) {
+			uint64_t copied = ring_bytes_copied;
+			bool mapped = ring.mapped != 0;
+			unsigned char *slot = ring_push(&ring, size);
+
+			cr_assert_not_null(slot);
+			fill(slot, size, tail++);
+			cr_assert_leq(ring_bytes_copied - copied, mapped ?
+			    RING_MOVE_STEP * size : MEM_MAP_MIN, "push %llu of %zu bytes, cap %llu",
+			    (unsigned long long)tail - 1, size, (unsigned long long)ring.cap);
+		} else if (tail != head && r < 99) {
+			ring.head++;
+			head++;
+		} else if (tail != head) {
+			uint64_t n = (uint64_t)rand_r(&seed) % 8 + 1;
+
+			if (n > tail - head)
+				n = tail - head;
+
+			ring.tail -= n;
+			tail -= n;
+		}
+		if (tail - head > most)
+			most = tail - head;
+		moving += ring_moving(&ring);
+		if (step % 10007 == 0 || (ring_moving(&ring) && step % 101 == 0))
+			check_all(&ring, size, head, tail);
+	}
+	check_all(&ring, size, head, tail);
+	cr_assert_gt(moving, 1000, "the test must see rings grow by moves (%llu, most %llu)",
+	    (unsigned long long)moving, (unsigned long long)most);
+	cr_assert_gt(ring.mapped, 0);
+	cr_assert_leq(ring.cap, 4 * most);
+	ring_free(&ring);
+}
+
+Test(ring, growth_copies_a_few_elements_a_push)
+{
+	bounded_run(8, 11, 3000000);
+	bounded_run(24, 12, 1500000);
+	bounded_run(4, 13, 3000000);
+	bounded_run(40, 14, 1000000);
 }
 
 /* ring_reserve makes the slot of position tail writable before the push is counted. */
