@@ -37,9 +37,9 @@
  * and popping reads the oldest word to learn what leaves.  NaN never enters the heaps:
  * the window only counts its NaNs, and while that count is not zero the result is
  * NaN.  Every array grows by doubling with the elements actually held, so a window of
- * 10^9 rows over 10 records holds under a kilobyte; memory is 8 bytes of ring per slot
+ * 10^9 rows over 10 records holds about a kilobyte; memory is 8 bytes of ring per slot
  * plus 16 per value, at most twice that just after a doubling, and the window's own
- * 750 bytes.
+ * 912 bytes.
  *
  * The work of one step is bounded (counted in the test build, agg_quantile.h's
  * quantile_counters, and asserted over long sequences by tests/unit/test_quantile.c):

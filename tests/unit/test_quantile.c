@@ -846,7 +846,9 @@ Test(quantile, duplicates_keep_their_count)
 
 /*
  * A row window of 10^9 slots over 10 records holds only those 10: storage follows the
- * elements held, not the window's declared size.
+ * elements held, not the window's declared size.  What it holds is the window's own
+ * 912 bytes (agg_quantile.c) and a ring of 16 slots, 128 bytes; the bound leaves room
+ * for a field or two more, and a tenth of a slot a window row would pass it.
  */
 Test(quantile, huge_window_on_few_records_uses_little_memory)
 {
@@ -864,7 +866,7 @@ Test(quantile, huge_window_on_few_records_uses_little_memory)
 	cr_assert_eq(stats.values, 10);
 	cr_assert_leq(stats.ring_capacity, 16);
 	cr_assert_leq(stats.order_capacity, 32);
-	cr_assert_leq(stats.bytes, 1024, "%zu bytes", stats.bytes);
+	cr_assert_leq(stats.bytes, 1200, "%zu bytes", stats.bytes);
 	agg_quantile.destroy(agg);
 }
 
