@@ -127,13 +127,14 @@ ring_init(struct ring *ring)
 
 /*
  * The least limit ring_set_limit keeps.  A smaller window's ring doubles as a ring
- * without a limit does, to at most RING_LIMIT_MIN - 1 slots more than it needs: a ring
- * of exactly a few slots wraps every few pushes, and the runs of src/monoid.h stop at
- * every wrap (callgrind, -w W sum over make bench's numbers, a ring of exactly W slots
- * against a power of two: W = 1, 485.5 against 450.5 instructions a record; W = 2,
- * 528.9 against 485.3; W = 16, 470.8 against 463.1; W = 200, 453.8 against 453.1).
+ * without a limit does, from RING_FIRST_CAP: a ring of exactly 1, 2 or 4 slots wraps
+ * at every push or every few, and the runs of src/monoid.h stop at every wrap
+ * (callgrind, -w W sum over make bench's numbers, instructions a record with a ring of
+ * exactly W slots against one of 16: W = 1, 485.5 against 455.0; W = 2, 528.9 against
+ * 496.4; W = 4, 526.6 against 513.3).  From 8 rows on the exact ring costs about what
+ * the larger one does (W = 8, 489.4 against 485.6; W = 10, 482.0 against 493.3).
  */
-#define RING_LIMIT_MIN 256
+#define RING_LIMIT_MIN 8
 
 /*
  * The most slots the ring grows to by doubling while it holds fewer elements: a row
