@@ -107,11 +107,11 @@
  * the steady state allocates nothing.  The two arrays double in place, in mapped
  * pages from MEM_MAP_MIN on that mremap(2) moves without copying (block_grow), and
  * the pool at the item array's end follows four items a step (items_grow), so that
- * no record copies them: over 0, 0, 1, 2, ... at -w 1000000 the record that doubled
- * the item array moved a pool of 524,288 items (12 MB, 50 ms through a pipe, with
- * the table's rebuild 100 ms; now 57 us).  Callgrind over make bench's IPv4
- * strings, with the table's moves: -w 10 mode 875.5 to 911.7 instructions a record,
- * -w 1000 529.0 to 553.2, -w 100000 751.7 to 775.1.
+ * no record copies them: over 0, 0, 1, 2, ... at -w 1000000 a copy at the item
+ * array's doubling would move a pool of 524,288 items (12 MB, 50 ms through a pipe,
+ * 100 ms with a table rebuilt at once), where that record takes 57 us.  The table's
+ * moves cost, callgrind over make bench's IPv4 strings, -w 10 mode 4 % (911.7
+ * instructions a record), -w 1000 5 % (553.2), -w 100000 3 % (775.1).
  */
 #include <math.h>
 #include <stdbool.h>

@@ -16,12 +16,13 @@
  * cap to be a power of two: at a window of 10,000,000 rows, 2^24 slots, 40 % of them
  * unused, and avg's 24-byte slots cost 40.3 bytes each, var's 32 53.7 (peak RSS over 30
  * million records).  So cap is any size: a ring doubles from RING_FIRST_CAP, but not
- * past its limit (ring_set_limit) while it holds fewer.  A row window of w rows sets
- * w, and its ring ends at exactly w slots (24.0 and 32.0 bytes a slot); the ring grows
- * with the elements actually held, so a window of 10^9 rows over ten records holds
- * sixteen slots.  The compare, the select and the push's second test cost swag -w 1000
- * min (the deque: a few ring_at a record) 359.1 to 366.2 instructions a record, p99
- * 458.2 to 460.7, avg (whose runs walk the slots by pointer) 457.3 to 458.3.
+ * past its limit (ring_set_limit) while it holds fewer.  A row window of w rows (w at
+ * least RING_LIMIT_MIN) sets w, and its ring ends at exactly w slots (24.0 and 32.0
+ * bytes a slot); the ring grows with the elements actually held, so a window of 10^9
+ * rows over ten records holds sixteen slots.  The compare, the select and the push's
+ * second test cost swag -w 1000 min (the deque: a few ring_at a record) about 7
+ * instructions a record of its 366.2, p99 2.5 of 460.7, avg (whose runs walk the
+ * slots by pointer) 1 of 458.3.
  *
  * Growth.  A ring of MEM_MAP_MIN bytes or more lives in mapped pages (mem_zalloc) and
  * grows in place by mem_remap, which moves pages, not bytes (about 40 us at any size;
