@@ -11,9 +11,10 @@
  *
  * - Exact: a multiset of the hashes (hashtable.h's table, hash -> count, seeded per
  *   run), kept up to date while the window holds at most 2^P/4 values, dropped above
- *   that and rebuilt from the ring when the window falls back to 2^P/8 values.  The
- *   gap between the two limits keeps rebuilds (2^P/8 insertions) at most one per
- *   2^P/8 pushes.  The result is the table's number of keys while the window holds
+ *   that and rebuilt from the ring when the window falls back to 2^P/8 values, a walk
+ *   that steps over the runs of missing fields (struct ring_slot): at most 2^P/4 + 1
+ *   slots, however large the window.  The gap between the two limits keeps rebuilds
+ *   (2^P/8 insertions) at most one per 2^P/8 pushes.  The result is the table's number of keys while the window holds
  *   at most 2^P/8 values.
  *
  * - Estimate: a HyperLogLog sketch of 2^P registers on the two-stack scheme, whose
@@ -114,12 +115,25 @@ enum rotation {
  * A slot of the ring: the field's hash, kept as two 32-bit halves so that a slot
  * takes 12 bytes, not 16 (load_hash, store_hash), its undo records, and whether the
  * record had no value.
+ *
+ * The slots of missing fields come in runs, and the walks that visit every value
+ * (sketch_start, multiset_rebuild) step over a run at once: the oldest slot of a run
+ * still in the ring has skip set and, in place of a hash, the position of the slot
+ * after the run, once a value has ended it.  A pop of that slot hands both to the
+ * next slot of the run; the run at the tail, which no value has ended yet, starts at
+ * gap_start.  A walk then visits at most twice the values, plus one, however many
+ * missing fields lie between them: a window of a million slots with 2^P/8 values
+ * among them costs a rebuild 2^P/4 + 1 slots, not a million.
  */
 struct ring_slot {
 	uint32_t hash[2];
 	uint8_t undo[2];
 	bool missing;
+	bool skip;		/* missing, and hash holds the position the run ends at */
 };
+
+/* gap_start when the newest slot holds a value (or the ring is empty). */
+#define NO_GAP UINT64_MAX
 
 /* A slot of the exact table: a hash (two halves, as above) and its count, 0 when free. */
 struct multiset_slot {
@@ -137,6 +151,7 @@ struct distinct_window {
 	struct ring ring;		/* a ring_slot per record: front, then back stack */
 	uint64_t mid;			/* the first position of the back stack */
 	uint64_t values;		/* slots with a value */
+	uint64_t gap_start;		/* the oldest slot of the tail's run of missing fields */
 
 	struct hashtable table;		/* the multiset: multiset_slots, seeded per run */
 	bool table_valid;		/* it holds exactly the window's hashes */
@@ -558,6 +573,32 @@ sketch_pop(struct distinct_window *w, const struct ring_slot *slot)
 }
 
 /*
+ * The position of the first slot with a value from pos on, the oldest slot still in
+ * the ring of its run when it is missing (see struct ring_slot), or tail when none is:
+ * one slot looked at.
+ */
+static inline uint64_t
+first_value(struct distinct_window *w, uint64_t pos)
+{
+	const struct ring_slot *slot;
+
+	if (pos == w->ring.tail)
+		return pos;
+	slot = RING_AT(&w->ring, struct ring_slot, pos);
+	TEST_COUNT(counters.slots_walked, 1);
+	if (!slot->missing)
+		return pos;
+	return slot->skip ? load_hash(slot->hash) : w->ring.tail;
+}
+
+/* The position of the first slot with a value after pos, which holds one, or tail. */
+static inline uint64_t
+next_value(struct distinct_window *w, uint64_t pos)
+{
+	return first_value(w, pos + 1);
+}
+
+/*
  * Allocates the sketches and fills them with the window's values, all on the back
  * stack.  Returns 0, or -1 when memory is short (the window is then unchanged).
  */
@@ -583,13 +624,9 @@ sketch_start(struct distinct_window *w)
 	w->estimate_stale = true;
 	w->mid = w->deadline = w->ring.head;
 	w->until = 0;
-	for (uint64_t pos = w->ring.head; pos != w->ring.tail; pos++) {
-		const struct ring_slot *slot = RING_AT(&w->ring, struct ring_slot, pos);
-
-		TEST_COUNT(counters.slots_walked, 1);
-		if (!slot->missing)
-			sketch_push(w, load_hash(slot->hash));
-	}
+	for (uint64_t pos = first_value(w, w->ring.head); pos != w->ring.tail;
+	    pos = next_value(w, pos))
+		sketch_push(w, load_hash(RING_AT(&w->ring, struct ring_slot, pos)->hash));
 	return 0;
 }
 
@@ -662,13 +699,9 @@ static void
 multiset_rebuild(struct distinct_window *w)
 {
 	hashtable_clear(&w->table, sizeof(struct multiset_slot));
-	for (uint64_t pos = w->ring.head; pos != w->ring.tail; pos++) {
-		const struct ring_slot *slot = RING_AT(&w->ring, struct ring_slot, pos);
-
-		TEST_COUNT(counters.slots_walked, 1);
-		if (!slot->missing)
-			multiset_add(&w->table, load_hash(slot->hash));
-	}
+	for (uint64_t pos = first_value(w, w->ring.head); pos != w->ring.tail;
+	    pos = next_value(w, pos))
+		multiset_add(&w->table, load_hash(RING_AT(&w->ring, struct ring_slot, pos)->hash));
 	w->table_valid = true;
 }
 
@@ -700,6 +733,7 @@ distinct_create(const struct agg_kind *kind, const struct agg_params *params)
 	ring_set_limit(&w->ring, agg_ring_limit(params));
 	hashtable_init(&w->table, params->hash_seed);
 	w->table_valid = true;
+	w->gap_start = NO_GAP;
 	w->registers = w->front = w->back = w->spare = NULL;
 	return &w->header;
 }
@@ -747,11 +781,28 @@ distinct_push(struct agg *agg, const struct agg_value *value, int64_t time)
 			return -1;
 	}
 
-	slot = RING_AT(&w->ring, struct ring_slot, w->ring.tail++);
+	slot = RING_AT(&w->ring, struct ring_slot, w->ring.tail);
 	store_hash(slot->hash, hash);
 	slot->missing = !value->has_text;
-	if (!value->has_text)
+	slot->skip = false;
+	if (!value->has_text) {
+		if (w->gap_start == NO_GAP)
+			w->gap_start = w->ring.tail;
+		w->ring.tail++;
+		/* The slot is the rotation's to walk like any other: it brings its share. */
+		if (w->front != NULL && __builtin_expect((w->until -= 1) <= 0, 0))
+			rotation_work(w, ROTATION_STEP);
 		return 0;
+	}
+	if (__builtin_expect(w->gap_start != NO_GAP, 0)) {
+		/* The value ends the tail's run of missing fields. */
+		struct ring_slot *gap = RING_AT(&w->ring, struct ring_slot, w->gap_start);
+
+		store_hash(gap->hash, w->ring.tail);
+		gap->skip = true;
+		w->gap_start = NO_GAP;
+	}
+	w->ring.tail++;
 	w->values++;
 	if (w->table_valid) {
 		if (w->values > w->table_limit)
@@ -782,8 +833,24 @@ distinct_pop(struct agg *agg)
 		sketch_pop(w, slot);
 	}
 	w->ring.head++;
-	if (slot->missing)
+	if (slot->missing) {
+		uint64_t head = w->ring.head;
+
+		/* The run's oldest slot is now the next one, if the run goes on. */
+		if (slot->skip) {
+			uint64_t end = load_hash(slot->hash);
+
+			if (head != end) {
+				struct ring_slot *next = RING_AT(&w->ring, struct ring_slot, head);
+
+				store_hash(next->hash, end);
+				next->skip = true;
+			}
+		} else if (w->gap_start == head - 1) {
+			w->gap_start = head == w->ring.tail ? NO_GAP : head;
+		}
 		return;
+	}
 	w->values--;
 	if (w->table_valid)
 		multiset_remove(&w->table, load_hash(slot->hash));

@@ -74,4 +74,15 @@ for n in 50000 300000; do
 		fail "-g 1 over $n new keys: at most ${1:-?} units in one record (line ${2:-?})"
 done
 
+# distinct over 5,000 values and then only missing fields: when the window falls back
+# to 2^P/8 values its exact table is rebuilt from the values alone, stepping over the
+# runs of missing fields (at P = 14, 2^P/8 values and their runs), where a walk of
+# the window's 100,000 slots took 100,000 units in one record.
+awk 'BEGIN { for (i = 0; i < 160000; i++) print (i < 5000 ? "v" i : "-") }' >"$TMP/sparse"
+same --na=- -w 100000 distinct "$TMP/sparse"
+set -- $(most --na=- -w 100000 distinct "$TMP/sparse")
+checks=$((checks + 1))
+[ "${1:-0}" -gt 0 ] && [ "${1:-0}" -le 6000 ] ||
+	fail "distinct falling back among missing fields: at most ${1:-?} units in one record (line ${2:-?})"
+
 finish

@@ -749,13 +749,14 @@ work_now(void)
  * step of 16 units, or a rotation finished at once, which happens only with a front
  * of fewer than 3C/16 slots and then costs at most about 5C, C = 2^p / 64 (its
  * rotation_work comment), bounded here by 8C; and the exact table's rebuild, which
- * walks the slots of 2^p / 8 values, here (one field in ten missing) less than 2^p / 4.
+ * walks 2^p / 8 values and the first slot of at most one run of missing fields before
+ * each and after the last, 2^p / 4 + 1 slots.
  * A flip walks the window's whole back stack.
  */
 static uint64_t
 op_bound(unsigned p)
 {
-	return 16 + 8 * (((uint64_t)1 << p) / 64) + ((uint64_t)1 << p) / 4;
+	return 16 + 8 * (((uint64_t)1 << p) / 64) + ((uint64_t)1 << p) / 4 + 1;
 }
 
 /* Asserts that the operation since *before did at most op_bound(p) work. */
@@ -854,5 +855,90 @@ Test(distinct, no_operation_walks_more_than_a_constant)
 			agg->kind->destroy(agg);
 		}
 		free(registers);
+	}
+}
+
+/* Pushes a field to both windows: a value one time in one_in, else a missing field. */
+static void
+push_sparse(struct agg *agg, struct naive *w, uint64_t *rng, uint64_t one_in)
+{
+	char text[TEXT_MAX];
+	int64_t index = -1;
+
+	cr_assert(w->n < w->cap);
+	if (random_below(rng, one_in) == 0) {
+		index = (int64_t)random_below(rng, w->universe);
+		universe_text((uint64_t)index, text);
+		push_text(agg, text);
+	} else {
+		push_missing(agg);
+	}
+	w->index[(w->head + w->n) % w->cap] = index;
+	w->n++;
+}
+
+/*
+ * A window of 100,000 slots that are nearly all missing fields: the walks over the
+ * window's values (the sketches' start above 2^P/8 values, the exact table's rebuild
+ * when the window falls back to 2^P/8) step over the runs of missing fields, so no
+ * operation walks more than op_bound(P), where a walk of every slot took 100,000.  The
+ * window's values rise past the table's limit and fall back below 2^P/8 again and
+ * again, with runs cut by pops at the head, runs open at the tail and runs of every
+ * length, and the count is the naive one whenever it must be exact.
+ */
+Test(distinct, walks_step_over_missing_fields)
+{
+	static const unsigned ps[] = { 4, 8 };
+	const size_t big = 100000;
+	uint64_t rng = 17;
+
+	for (size_t pi = 0; pi < sizeof(ps) / sizeof(ps[0]); pi++) {
+		unsigned p = ps[pi];
+		uint64_t exact_limit = ((uint64_t)1 << p) / 8, before, most = 0;
+		struct agg *agg = make_window(p, random_next(&rng));
+		struct naive w;
+		size_t rebuilds = 0;
+
+		naive_init(&w, big + 2, 3 * big);
+		before = work_now();
+		for (size_t round = 0; round < 24; round++) {
+			/* Values one slot in one_in: from 1 in 10 to 1 in 2,000. */
+			uint64_t one_in = round % 4 == 0 ? 10 : 200 + random_below(&rng, 1800);
+			uint64_t values;
+
+			while (w.n < big) {
+				push_sparse(agg, &w, &rng, one_in);
+				check_op(p, &before, &most, "filling", w.n);
+			}
+			/* Pops until the window falls back to the exact count, or empties. */
+			values = naive_values(&w);
+			while (w.n > 0 && values > exact_limit) {
+				values -= naive_at(&w, 0) >= 0;
+				pop_both(agg, &w);
+				check_op(p, &before, &most, "emptying", w.n);
+			}
+			if (values == exact_limit)
+				rebuilds++;
+			cr_assert_eq(result_count(agg), naive_distinct(&w), "P=%u round %zu", p, round);
+			/* Some missing fields more, so that a run stays open at the tail. */
+			for (size_t i = random_below(&rng, 3000); i > 0 && w.n < big; i--) {
+				push_missing(agg);
+				w.index[(w.head + w.n) % w.cap] = -1;
+				w.n++;
+				check_op(p, &before, &most, "a run at the tail", w.n);
+			}
+			cr_assert_eq(result_count(agg), naive_distinct(&w), "P=%u round %zu", p, round);
+			/* Pops into the run at the head, so that it starts mid-run. */
+			for (size_t i = random_below(&rng, 500); i > 0 && w.n > 0; i--) {
+				pop_both(agg, &w);
+				check_op(p, &before, &most, "a run at the head", w.n);
+			}
+		}
+		cr_assert_geq(rebuilds, 10, "P=%u: %zu rebuilds", p, rebuilds);
+		cr_log_info("P=%u, window of missing fields: at most %llu units in one operation "
+		    "(bound %llu), %zu rebuilds", p, (unsigned long long)most,
+		    (unsigned long long)op_bound(p), rebuilds);
+		naive_free(&w);
+		agg->kind->destroy(agg);
 	}
 }
