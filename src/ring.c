@@ -185,7 +185,14 @@ ring_make_room(struct ring *ring, size_t size, uint64_t n)
 		rebase(ring);
 	}
 	need = ring->tail - ring->head + n;
-	if (ring->moving != 0 && need > ring->cap)
+	/*
+	 * While moving, positions up to base + 2 cap have slots (ring_index): a batch
+	 * that would go past them, or one that does not fit, ends the move first.  A
+	 * move's steps keep single pushes below that end; a batch n of them at once
+	 * brings n steps only.
+	 */
+	if (ring->moving != 0 && (need > ring->cap ||
+	    ring->tail - ring->base + n > 2 * ring->cap))
 		move_all(ring, size);
 	if (ring->moving == 0 && need > trigger(ring, size) &&
 	    (ring->cap > UINT64_MAX / 4 || need < n ||

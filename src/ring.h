@@ -38,7 +38,11 @@
  * the pushes fill the quarter left of the old slots; the elements left are fewer by
  * RING_MOVE_STEP - 1 a push, so the move ends before that quarter is full, and no
  * push moves more than RING_MOVE_STEP elements (a mapped ring; a small one grows at
- * once, moving fewer than MEM_MAP_MIN bytes).  A window's runs, which push without
+ * once, moving fewer than MEM_MAP_MIN bytes).  A batch of n (ring_make_room) brings
+ * n steps, and ends the move at once if it would go past the slots, base + 2 cap:
+ * then it moves at most cap elements for n pushes, where that can happen only with n
+ * above a twentieth of cap (window.c's batches of at most 256 do not reach a mapped
+ * ring's end).  A window's runs, which push without
  * ring_reserve, wait for the move to end (ring_moving).  A ring with a limit grows
  * when full, at once.
  *

@@ -418,3 +418,95 @@ Test(ring, reserve_then_push)
 	cr_assert_eq(ring.cap, 128);
 	ring_free(&ring);
 }
+
+/*
+ * Pushes n elements at once as window.c's push_times does: ring_make_room, then the
+ * slots from tail to the end of the run and on from the first slot.
+ */
+static void
+push_batch(struct ring *ring, size_t size, uint64_t n)
+{
+	uint64_t run, j = 0;
+	unsigned char *slots;
+
+	cr_assert_eq(ring_make_room(ring, size, n), 0);
+	slots = ring_at(ring, size, ring->tail);
+	run = ring_run(ring, ring->tail);
+	for (; j < n && j < run; j++)
+		fill(slots + j * size, size, ring->tail + j);
+	for (; j < n; j++)
+		fill(ring->slots + (j - run) * size, size, ring->tail + j);
+	ring->tail += n;
+}
+
+/*
+ * A batch that makes room while the ring grows by moves must keep every position in a
+ * slot of its own: a batch of 51 into a ring of 256 slots wrapped 181 deep starts a
+ * move whose wrapped part is more than the move can finish before the pushes reach
+ * base + 2 cap, the end of the slots, where positions had no slot and the move
+ * copied past the block.  Then random batches of 1 to 64 in mapped rings, with pops at
+ * both ends, against the positions' patterns.
+ */
+Test(ring, batches_keep_positions_while_moving)
+{
+	static const size_t sizes[] = { 256, 8, 40 };
+	struct ring ring;
+	uint64_t head;
+
+	ring_init(&ring);
+	while (ring.tail < 250) {
+		cr_assert_eq(ring_reserve(&ring, 256), 0);
+		fill(ring_at(&ring, 256, ring.tail), 256, ring.tail);
+		ring.tail++;
+		if (ring_count(&ring) > 100)
+			ring.head++;
+	}
+	ring.head = ring.tail - 1;
+	for (int i = 0; i < 180; i++) {
+		cr_assert_eq(ring_reserve(&ring, 256), 0);
+		fill(ring_at(&ring, 256, ring.tail), 256, ring.tail);
+		ring.tail++;
+	}
+	push_batch(&ring, 256, 51);
+	check_all(&ring, 256, ring.head, ring.tail);
+	for (int i = 0; i < 300; i++) {
+		ring.head++;
+		cr_assert_eq(ring_reserve(&ring, 256), 0);
+		fill(ring_at(&ring, 256, ring.tail), 256, ring.tail);
+		ring.tail++;
+		check_all(&ring, 256, ring.head, ring.tail);
+	}
+	ring_free(&ring);
+
+	for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++) {
+		size_t size = sizes[s];
+		unsigned seed = 12 + (unsigned)s;
+		uint64_t most = 4 * MEM_MAP_MIN / size;
+
+		ring_init(&ring);
+		head = 0;
+		for (int step = 0; step < 60000; step++) {
+			int r = rand_r(&seed) % 100;
+			uint64_t count = ring.tail - head;
+
+			if (r < 40 && count < most) {
+				push_batch(&ring, size, 1 + (uint64_t)rand_r(&seed) % 64);
+			} else if (r < 50 && count < most) {
+				cr_assert_eq(ring_reserve(&ring, size), 0);
+				fill(ring_at(&ring, size, ring.tail), size, ring.tail);
+				ring.tail++;
+			} else if (r < 90 && count > 0) {
+				uint64_t k = 1 + (uint64_t)rand_r(&seed) % (count < 48 ? count : 48);
+
+				ring.head += k;
+				head += k;
+			} else if (count > 0) {
+				ring.tail--;
+			}
+			if (step % 211 == 0 || ring_moving(&ring))
+				check_all(&ring, size, head, ring.tail);
+		}
+		check_all(&ring, size, head, ring.tail);
+		ring_free(&ring);
+	}
+}
