@@ -863,24 +863,40 @@ heap_drop(struct heap_window *w, uint64_t place)
 }
 
 /*
+ * True when the heaps can take what steps do to a structure of m values, lo its rank,
+ * without memory (see HEAP_SLACK).  While every value fits in mid and the heaps are
+ * empty, they need none.
+ */
+static inline __attribute__((always_inline)) bool
+heap_has_room_for(const struct heap_window *w, uint64_t m, ptrdiff_t lo)
+{
+	size_t lower_needed = (size_t)lo + 1, upper_needed = (size_t)(m - (uint64_t)lo - 1);
+
+	if (m <= MID_CAP && w->lower.count == 0 && w->upper.count == 0)
+		return true;
+	if (lower_needed < w->lower.count)
+		lower_needed = w->lower.count;
+	if (upper_needed < w->upper.count)
+		upper_needed = w->upper.count;
+	return w->lower.ready >= lower_needed + HEAP_SLACK &&
+	    w->upper.ready >= upper_needed + HEAP_SLACK;
+}
+
+/*
  * Makes sure the heaps can take what steps do to a structure of m values, before a
- * push makes it so (see HEAP_SLACK).  While every value fits in mid and the heaps
- * are empty, they stay so.  Returns 0, or -1 when memory is short.
+ * push makes it so (heap_has_room_for).  Returns 0, or -1 when memory is short.
  */
 static inline int
 heap_reserve_for(struct heap_window *w, uint64_t m, ptrdiff_t lo)
 {
 	size_t lower_needed = (size_t)lo + 1, upper_needed = (size_t)(m - (uint64_t)lo - 1);
 
-	if (m <= MID_CAP && w->lower.count == 0 && w->upper.count == 0)
+	if (heap_has_room_for(w, m, lo))
 		return 0;
 	if (lower_needed < w->lower.count)
 		lower_needed = w->lower.count;
 	if (upper_needed < w->upper.count)
 		upper_needed = w->upper.count;
-	if (w->lower.ready >= lower_needed + HEAP_SLACK &&
-	    w->upper.ready >= upper_needed + HEAP_SLACK)
-		return 0;
 	if (heap_reserve(&w->lower, false, lower_needed + HEAP_SLACK) != 0 ||
 	    heap_reserve(&w->upper, true, upper_needed + HEAP_SLACK) != 0)
 		return -1;
@@ -1210,17 +1226,25 @@ heap_locate(struct heap_window *w)
  * structure that holds the window (no pop pending).
  */
 static inline __attribute__((always_inline)) void
-heap_restate(struct heap_window *w)
+heap_restate_known(struct heap_window *w, uint64_t m, double fraction)
 {
+	uint64_t nan_count = w->nan_count;
+
 	heap_locate(w);
-	if (heap_m(w) + w->nan_count < w->min_values)
+	if (m + nan_count < w->min_values)
 		w->result_state = RESULT_NULL;
-	else if (w->nan_count != 0)
+	else if (nan_count != 0)
 		w->result_state = RESULT_NAN;
-	else if (w->fraction == 0.0)
+	else if (fraction == 0.0)
 		w->result_state = RESULT_ONE;
 	else
 		w->result_state = RESULT_INTERPOLATE;
+}
+
+static inline __attribute__((always_inline)) void
+heap_restate(struct heap_window *w)
+{
+	heap_restate_known(w, heap_m(w), w->fraction);
 }
 
 /* Works out result_state again after an operation that may have changed the counts. */
@@ -1265,6 +1289,8 @@ heap_result(struct heap_window *w, struct agg_result *result)
 static __attribute__((noinline)) void
 heap_discard(struct heap_window *w, uint64_t count)
 {
+	uint64_t m;
+
 	for (; count > 0; count--) {
 		uint64_t word = *ring_word(&w->ring, w->ring.head++);
 
@@ -1275,18 +1301,19 @@ heap_discard(struct heap_window *w, uint64_t count)
 		else
 			heap_drop(w, word);
 	}
-	heap_set_rank(w, heap_m(w));
+	m = heap_m(w);
+	heap_set_rank(w, m);
 	heap_fix(w);
-	heap_restate(w);
+	heap_restate_known(w, m, w->fraction);
 }
 
 /*
  * Appends the number x, not NaN, as the newest slot, no pop pending, and works the
  * result out.  Returns 0, or -1 when memory is short, in which case the window is
- * unchanged.
+ * unchanged.  heap_push_number's way when the ring or a heap needs memory.
  */
 static __attribute__((noinline)) int
-heap_push_number(struct heap_window *w, double x)
+heap_push_number_grow(struct heap_window *w, double x)
 {
 	uint64_t m = heap_m(w) + 1;
 	double fraction = 0;
@@ -1301,7 +1328,63 @@ heap_push_number(struct heap_window *w, double x)
 	w->fraction = fraction;
 	heap_add(w, x, w->ring.tail++);
 	heap_fix(w);
+	heap_restate_known(w, m, fraction);
+	return 0;
+}
+
+/* The end of a push into mid, or one that moves x[lo] out of place: heap_push_number's. */
+static __attribute__((noinline)) int
+heap_push_number_rest(struct heap_window *w, double x, uint64_t position, bool added)
+{
+	if (!added)
+		heap_add(w, x, position);
+	heap_fix(w);
 	heap_restate(w);
+	return 0;
+}
+
+/*
+ * What heap_push_number_grow does, without memory to find or a call on the common
+ * way (a value into a heap, x[lo] where it was in order or a place beside it), so
+ * that no register is saved: the rest are tail calls.
+ */
+static __attribute__((noinline)) int
+heap_push_number(struct heap_window *w, double x)
+{
+	uint64_t m = heap_m(w) + 1, position = w->ring.tail;
+	double fraction = 0;
+	ptrdiff_t lo, r;
+	size_t mid_count;
+
+	if (position - w->ring.head >= w->ring.room || position >= w->ring.stop)
+		return heap_push_number_grow(w, x);
+	lo = (ptrdiff_t)quantile_rank(m, w->header.params.percentile, &fraction);
+	if (!heap_has_room_for(w, m, lo))
+		return heap_push_number_grow(w, x);
+	w->lo = lo;
+	w->fraction = fraction;
+	w->ring.tail = position + 1;
+	if (x < w->lower.values[0])
+		heap_insert(w, &w->lower, false, x, position);
+	else if (x > w->upper.values[0])
+		heap_insert(w, &w->upper, true, x, position);
+	else
+		return heap_push_number_rest(w, x, position, false);
+	r = lo - (ptrdiff_t)w->lower.count;
+	mid_count = w->mid_count;
+	if (r < -1 || r >= (ptrdiff_t)mid_count)
+		return heap_push_number_rest(w, x, position, true);
+	w->lo_at = r < 0 ? &w->lower.values[0] : &mid_at(w, (size_t)r)->value;
+	w->hi_at = r + 1 < (ptrdiff_t)mid_count ? &mid_at(w, (size_t)r + 1)->value :
+	    &w->upper.values[0];
+	if (m + w->nan_count < w->min_values)
+		w->result_state = RESULT_NULL;
+	else if (w->nan_count != 0)
+		w->result_state = RESULT_NAN;
+	else if (fraction == 0.0)
+		w->result_state = RESULT_ONE;
+	else
+		w->result_state = RESULT_INTERPOLATE;
 	return 0;
 }
 
