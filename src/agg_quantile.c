@@ -1351,7 +1351,7 @@ heap_push_number_rest(struct heap_window *w, double x, uint64_t position, bool a
 static __attribute__((noinline)) int
 heap_push_number(struct heap_window *w, double x)
 {
-	uint64_t m = heap_m(w) + 1, position = w->ring.tail;
+	uint64_t m = heap_m(w) + 1, position = w->ring.tail, upper_needed;
 	double fraction = 0;
 	ptrdiff_t lo, r;
 	size_t mid_count;
@@ -1359,7 +1359,15 @@ heap_push_number(struct heap_window *w, double x)
 	if (position - w->ring.head >= w->ring.room || position >= w->ring.stop)
 		return heap_push_number_grow(w, x);
 	lo = (ptrdiff_t)quantile_rank(m, w->header.params.percentile, &fraction);
-	if (!heap_has_room_for(w, m, lo))
+	/*
+	 * heap_has_room_for, where lower.count <= lo + 1 needs no test: lower held at
+	 * most the rank before plus one (heap_fix), and a rank never falls as m grows.
+	 */
+	upper_needed = m - (uint64_t)lo - 1;
+	if (upper_needed < w->upper.count)
+		upper_needed = w->upper.count;
+	if ((w->lower.ready < (size_t)lo + 1 + HEAP_SLACK ||
+	    w->upper.ready < upper_needed + HEAP_SLACK) && !heap_has_room_for(w, m, lo))
 		return heap_push_number_grow(w, x);
 	w->lo = lo;
 	w->fraction = fraction;
