@@ -1463,14 +1463,36 @@ done:
 static inline __attribute__((always_inline)) size_t
 quantile_move_by_time(struct agg *agg, const struct agg_move *m, bool indexed)
 {
-	size_t j;
+	/* Locals, since a store to a result or the window could alias m for the compiler. */
+	const struct agg_value *values = m->values;
+	struct agg_result *results = m->results;
+	const uint32_t *evict = m->evict;
+	const uint8_t *index = m->index;
+	size_t j, n = m->n;
 
-	for (j = 0; j < m->n; j++) {
-		size_t r = indexed ? m->index[j] : j;
+	for (j = 0; j < n; j++) {
+		size_t r = indexed ? index[j] : j;
 
-		if (heap_step(agg, m->evict[j], &m->values[r], &m->results[r]) != 0)
+		if (heap_step(agg, evict[j], &values[r], &results[r]) != 0)
 			break;
 	}
+	return j;
+}
+
+/* The common move apart: a row window, every record in order, each result wanted. */
+static __attribute__((noinline)) size_t
+quantile_move_rows(struct agg *agg, const struct agg_move *m)
+{
+	const struct heap_window *w = (const struct heap_window *)agg;
+	/* Locals, as quantile_move_by_time's. */
+	const struct agg_value *values = m->values;
+	struct agg_result *results = m->results;
+	uint64_t rows = m->rows;
+	size_t j, n = m->n;
+
+	for (j = 0; j < n; j++)
+		if (heap_step(agg, ring_count(&w->ring) == rows, &values[j], &results[j]) != 0)
+			break;
 	return j;
 }
 
@@ -1481,14 +1503,8 @@ quantile_move(struct agg *agg, const struct agg_move *m)
 	size_t j;
 
 	if (m->want == NULL && m->values != NULL && m->results != NULL) {
-		if (m->index == NULL && m->evict == NULL) {
-			/* The common move apart: a row window, every record in order. */
-			for (j = 0; j < m->n; j++)
-				if (heap_step(agg, ring_count(&w->ring) == m->rows,
-				    &m->values[j], &m->results[j]) != 0)
-					break;
-			return j;
-		}
+		if (m->index == NULL && m->evict == NULL)
+			return quantile_move_rows(agg, m);
 		if (m->evict != NULL)
 			return m->index != NULL ? quantile_move_by_time(agg, m, true) :
 			    quantile_move_by_time(agg, m, false);
