@@ -58,9 +58,9 @@
  * leave all but the last first and replace the last; none is a push that works out
  * the result at once (heap_step, heap_push_number: on its common way, a value into a
  * heap with x[lo] still in mid or lower's top, it calls nothing, and the rest are
- * tail calls).  This file's code costs that command 178
- * instructions a record (callgrind_annotate's counts for agg_quantile.c and .h,
- * SWAG_HASH_SEED=1), against 89 for the row window's -w 1000 p99:2: a push costs
+ * tail calls).  This file's code costs that command 174 instructions a record
+ * (callgrind_annotate's counts for agg_quantile.c and .h, SWAG_HASH_SEED=1), against
+ * 87 for the row window's -w 1000 p99:2: a push costs
  * about 124 and a discard 189 (1.9 values a call: about 55 a value removed, the rest
  * the rank, x[lo]'s place and the result's state for the new m, which a push pays
  * too), where a replacement in place costs about 30; those are what is left of the
