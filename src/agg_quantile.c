@@ -56,10 +56,15 @@
  * arrivals: 0.48, 0.28 and 0.24 of the steps of -t 1 -g 3 -w 1m p99:2 over make
  * bench's timed lines).  One value leaving is the row window's replacement; several
  * leave all but the last first and replace the last; none is a push that works out
- * the result at once (heap_step).  This file's code costs that command 194
- * instructions a record (callgrind), against 99 for the row window's -w 1000 p99:2:
- * a push costs about 134 and a removal about 100, where a replacement costs less than
- * either, and those are what is left of the difference.
+ * the result at once (heap_step, heap_push_number: on its common way, a value into a
+ * heap with x[lo] still in mid or lower's top, it calls nothing, and the rest are
+ * tail calls).  This file's code costs that command 174 instructions a record
+ * (callgrind_annotate's counts for agg_quantile.c and .h, SWAG_HASH_SEED=1), against
+ * 87 for the row window's -w 1000 p99:2: a push costs
+ * about 124 and a discard 189 (1.9 values a call: about 55 a value removed, the rest
+ * the rank, x[lo]'s place and the result's state for the new m, which a push pays
+ * too), where a replacement in place costs about 30; those are what is left of the
+ * difference.
  */
 #include <math.h>
 #include <stdint.h>
@@ -863,24 +868,40 @@ heap_drop(struct heap_window *w, uint64_t place)
 }
 
 /*
+ * True when the heaps can take what steps do to a structure of m values, lo its rank,
+ * without memory (see HEAP_SLACK).  While every value fits in mid and the heaps are
+ * empty, they need none.
+ */
+static inline __attribute__((always_inline)) bool
+heap_has_room_for(const struct heap_window *w, uint64_t m, ptrdiff_t lo)
+{
+	size_t lower_needed = (size_t)lo + 1, upper_needed = (size_t)(m - (uint64_t)lo - 1);
+
+	if (m <= MID_CAP && w->lower.count == 0 && w->upper.count == 0)
+		return true;
+	if (lower_needed < w->lower.count)
+		lower_needed = w->lower.count;
+	if (upper_needed < w->upper.count)
+		upper_needed = w->upper.count;
+	return w->lower.ready >= lower_needed + HEAP_SLACK &&
+	    w->upper.ready >= upper_needed + HEAP_SLACK;
+}
+
+/*
  * Makes sure the heaps can take what steps do to a structure of m values, before a
- * push makes it so (see HEAP_SLACK).  While every value fits in mid and the heaps
- * are empty, they stay so.  Returns 0, or -1 when memory is short.
+ * push makes it so (heap_has_room_for).  Returns 0, or -1 when memory is short.
  */
 static inline int
 heap_reserve_for(struct heap_window *w, uint64_t m, ptrdiff_t lo)
 {
 	size_t lower_needed = (size_t)lo + 1, upper_needed = (size_t)(m - (uint64_t)lo - 1);
 
-	if (m <= MID_CAP && w->lower.count == 0 && w->upper.count == 0)
+	if (heap_has_room_for(w, m, lo))
 		return 0;
 	if (lower_needed < w->lower.count)
 		lower_needed = w->lower.count;
 	if (upper_needed < w->upper.count)
 		upper_needed = w->upper.count;
-	if (w->lower.ready >= lower_needed + HEAP_SLACK &&
-	    w->upper.ready >= upper_needed + HEAP_SLACK)
-		return 0;
 	if (heap_reserve(&w->lower, false, lower_needed + HEAP_SLACK) != 0 ||
 	    heap_reserve(&w->upper, true, upper_needed + HEAP_SLACK) != 0)
 		return -1;
@@ -1210,17 +1231,25 @@ heap_locate(struct heap_window *w)
  * structure that holds the window (no pop pending).
  */
 static inline __attribute__((always_inline)) void
-heap_restate(struct heap_window *w)
+heap_restate_known(struct heap_window *w, uint64_t m, double fraction)
 {
+	uint64_t nan_count = w->nan_count;
+
 	heap_locate(w);
-	if (heap_m(w) + w->nan_count < w->min_values)
+	if (m + nan_count < w->min_values)
 		w->result_state = RESULT_NULL;
-	else if (w->nan_count != 0)
+	else if (nan_count != 0)
 		w->result_state = RESULT_NAN;
-	else if (w->fraction == 0.0)
+	else if (fraction == 0.0)
 		w->result_state = RESULT_ONE;
 	else
 		w->result_state = RESULT_INTERPOLATE;
+}
+
+static inline __attribute__((always_inline)) void
+heap_restate(struct heap_window *w)
+{
+	heap_restate_known(w, heap_m(w), w->fraction);
 }
 
 /* Works out result_state again after an operation that may have changed the counts. */
@@ -1265,6 +1294,8 @@ heap_result(struct heap_window *w, struct agg_result *result)
 static __attribute__((noinline)) void
 heap_discard(struct heap_window *w, uint64_t count)
 {
+	uint64_t m;
+
 	for (; count > 0; count--) {
 		uint64_t word = *ring_word(&w->ring, w->ring.head++);
 
@@ -1275,18 +1306,19 @@ heap_discard(struct heap_window *w, uint64_t count)
 		else
 			heap_drop(w, word);
 	}
-	heap_set_rank(w, heap_m(w));
+	m = heap_m(w);
+	heap_set_rank(w, m);
 	heap_fix(w);
-	heap_restate(w);
+	heap_restate_known(w, m, w->fraction);
 }
 
 /*
  * Appends the number x, not NaN, as the newest slot, no pop pending, and works the
  * result out.  Returns 0, or -1 when memory is short, in which case the window is
- * unchanged.
+ * unchanged.  heap_push_number's way when the ring or a heap needs memory.
  */
 static __attribute__((noinline)) int
-heap_push_number(struct heap_window *w, double x)
+heap_push_number_grow(struct heap_window *w, double x)
 {
 	uint64_t m = heap_m(w) + 1;
 	double fraction = 0;
@@ -1301,7 +1333,75 @@ heap_push_number(struct heap_window *w, double x)
 	w->fraction = fraction;
 	heap_add(w, x, w->ring.tail++);
 	heap_fix(w);
+	heap_restate_known(w, m, fraction);
+	return 0;
+}
+
+/*
+ * The end of heap_push_number's push into mid, or of one that moves x[lo] out of
+ * place: adds x, of the slot at position, unless added says it is in, then finds
+ * x[lo] again (heap_fix) and works the result out.  Returns 0.
+ */
+static __attribute__((noinline)) int
+heap_push_number_rest(struct heap_window *w, double x, uint64_t position, bool added)
+{
+	if (!added)
+		heap_add(w, x, position);
+	heap_fix(w);
 	heap_restate(w);
+	return 0;
+}
+
+/*
+ * What heap_push_number_grow does, without memory to find or a call on the common
+ * way (a value into a heap, x[lo] where it was in order or a place beside it): the
+ * rest are tail calls, so that no value must live across a call.
+ */
+static __attribute__((noinline)) int
+heap_push_number(struct heap_window *w, double x)
+{
+	uint64_t m = heap_m(w) + 1, position = w->ring.tail, upper_needed;
+	double fraction = 0;
+	ptrdiff_t lo, r;
+	size_t mid_count;
+
+	if (position - w->ring.head >= w->ring.room || position >= w->ring.stop)
+		return heap_push_number_grow(w, x);
+	lo = (ptrdiff_t)quantile_rank(m, w->header.params.percentile, &fraction);
+	/*
+	 * heap_has_room_for, where lower.count <= lo + 1 needs no test: lower held at
+	 * most the rank before plus one (heap_fix), and a rank never falls as m grows.
+	 */
+	upper_needed = m - (uint64_t)lo - 1;
+	if (upper_needed < w->upper.count)
+		upper_needed = w->upper.count;
+	if ((w->lower.ready < (size_t)lo + 1 + HEAP_SLACK ||
+	    w->upper.ready < upper_needed + HEAP_SLACK) && !heap_has_room_for(w, m, lo))
+		return heap_push_number_grow(w, x);
+	w->lo = lo;
+	w->fraction = fraction;
+	w->ring.tail = position + 1;
+	if (x < w->lower.values[0])
+		heap_insert(w, &w->lower, false, x, position);
+	else if (x > w->upper.values[0])
+		heap_insert(w, &w->upper, true, x, position);
+	else
+		return heap_push_number_rest(w, x, position, false);
+	r = lo - (ptrdiff_t)w->lower.count;
+	mid_count = w->mid_count;
+	if (r < -1 || r >= (ptrdiff_t)mid_count)
+		return heap_push_number_rest(w, x, position, true);
+	w->lo_at = r < 0 ? &w->lower.values[0] : &mid_at(w, (size_t)r)->value;
+	w->hi_at = r + 1 < (ptrdiff_t)mid_count ? &mid_at(w, (size_t)r + 1)->value :
+	    &w->upper.values[0];
+	if (m + w->nan_count < w->min_values)
+		w->result_state = RESULT_NULL;
+	else if (w->nan_count != 0)
+		w->result_state = RESULT_NAN;
+	else if (fraction == 0.0)
+		w->result_state = RESULT_ONE;
+	else
+		w->result_state = RESULT_INTERPOLATE;
 	return 0;
 }
 
@@ -1363,14 +1463,36 @@ done:
 static inline __attribute__((always_inline)) size_t
 quantile_move_by_time(struct agg *agg, const struct agg_move *m, bool indexed)
 {
-	size_t j;
+	/* Locals, since a store to a result or the window could alias m for the compiler. */
+	const struct agg_value *values = m->values;
+	struct agg_result *results = m->results;
+	const uint32_t *evict = m->evict;
+	const uint8_t *index = m->index;
+	size_t j, n = m->n;
 
-	for (j = 0; j < m->n; j++) {
-		size_t r = indexed ? m->index[j] : j;
+	for (j = 0; j < n; j++) {
+		size_t r = indexed ? index[j] : j;
 
-		if (heap_step(agg, m->evict[j], &m->values[r], &m->results[r]) != 0)
+		if (heap_step(agg, evict[j], &values[r], &results[r]) != 0)
 			break;
 	}
+	return j;
+}
+
+/* The common move apart: a row window, every record in order, each result wanted. */
+static __attribute__((noinline)) size_t
+quantile_move_rows(struct agg *agg, const struct agg_move *m)
+{
+	const struct heap_window *w = (const struct heap_window *)agg;
+	/* Locals, as quantile_move_by_time's. */
+	const struct agg_value *values = m->values;
+	struct agg_result *results = m->results;
+	uint64_t rows = m->rows;
+	size_t j, n = m->n;
+
+	for (j = 0; j < n; j++)
+		if (heap_step(agg, ring_count(&w->ring) == rows, &values[j], &results[j]) != 0)
+			break;
 	return j;
 }
 
@@ -1381,14 +1503,8 @@ quantile_move(struct agg *agg, const struct agg_move *m)
 	size_t j;
 
 	if (m->want == NULL && m->values != NULL && m->results != NULL) {
-		if (m->index == NULL && m->evict == NULL) {
-			/* The common move apart: a row window, every record in order. */
-			for (j = 0; j < m->n; j++)
-				if (heap_step(agg, ring_count(&w->ring) == m->rows,
-				    &m->values[j], &m->results[j]) != 0)
-					break;
-			return j;
-		}
+		if (m->index == NULL && m->evict == NULL)
+			return quantile_move_rows(agg, m);
 		if (m->evict != NULL)
 			return m->index != NULL ? quantile_move_by_time(agg, m, true) :
 			    quantile_move_by_time(agg, m, false);

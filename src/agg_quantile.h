@@ -31,12 +31,16 @@ extern const struct agg_kind agg_quantile;
 static inline uint64_t
 quantile_rank(uint64_t m, double q, double *fraction)
 {
-	double h = (double)(m - 1) * q;
-	/* floor(h), since 0 <= h < 2^64; a conversion, where floor() is a libm call. */
-	uint64_t lo = (uint64_t)h;
+	/*
+	 * m counts values held in memory, so m - 1 < 2^63 and 0 <= h < 2^63: the signed
+	 * conversions (one instruction each, where unsigned ones branch) give the same
+	 * doubles, and floor(h) is a conversion, where floor() is a libm call.
+	 */
+	double h = (double)(int64_t)(m - 1) * q;
+	int64_t lo = (int64_t)h;
 
 	*fraction = h - (double)lo;
-	return lo;
+	return (uint64_t)lo;
 }
 
 /*

@@ -648,6 +648,73 @@ make(double q, uint64_t min_count)
 	return agg;
 }
 
+/*
+ * A time window's pushes that evict nothing (heap_push_number: a value into a heap,
+ * into mid, or one after which x[lo] leaves its place; the ring and the heaps
+ * growing), one step at a time: windows grow from empty to MAX_WINDOW - 1 values by
+ * pushes, lose 1, several or all of them at once now and then (emptying and refilling
+ * the window), and every result is checked against the naive window.  Percentiles p0,
+ * p50, p99 and p100 and others, over values that are distinct, few and repeated,
+ * rising, falling, or with NaN and missing ones among them, and min counts 1 and 3.
+ */
+Test(quantile, pushes_without_evictions_against_naive)
+{
+	static const double qs[] = { 0, 0.01, 0.25, 0.5, 0.75, 0.99, 1 };
+	struct naive *w = calloc(1, sizeof(*w));
+
+	cr_assert_not_null(w);
+	for (size_t k = 0; k < sizeof(qs) / sizeof(qs[0]); k++)
+		for (int mix_kind = 0; mix_kind < 5; mix_kind++) {
+			struct value_mix mix = { 0 };
+			uint64_t min_count = 1 + 2 * (uint64_t)(mix_kind % 2);
+			struct agg *agg = make(qs[k], min_count);
+			unsigned seed = 31 * (unsigned)k + (unsigned)mix_kind;
+
+			if (mix_kind == 1)
+				mix.small_set_per_mille = 900;
+			if (mix_kind == 4) {
+				mix.missing_per_mille = 30;
+				mix.nan_per_mille = 5;
+				mix.small_set_per_mille = 300;
+			}
+			memset(w, 0, sizeof(*w));
+			for (long step = 0; step < 2500; step++) {
+				struct agg_value v = { .has_text = true, .has_number = true };
+				struct agg_result got, want;
+				int r = rand_r(&seed) % 1000;
+				size_t e = 0;
+				int broken;
+
+				if (w->slots == MAX_WINDOW - 1 || r < 2)
+					e = w->slots;
+				else if (r < 8)
+					e = 1 + (size_t)rand_r(&seed) % 8;
+				else if (r < 12)
+					e = 1;
+				if (e > w->slots)
+					e = w->slots;
+				v.has_number = rand_r(&seed) % 1000 >= mix.missing_per_mille;
+				if (mix_kind == 2)
+					v.number = (double)step;
+				else if (mix_kind == 3)
+					v.number = -(double)step;
+				else
+					v.number = random_value(&mix, &seed);
+				naive_evict(w, e);
+				naive_append(w, &v);
+				naive_sort(w);
+				naive_result(w, qs[k], min_count, &want);
+				cr_assert_eq(agg_step(agg, e, &v, &got), 0);
+				check_result(&got, &want, "push", qs[k], step);
+				broken = quantile_window_check(agg);
+				cr_assert_eq(broken, 0, "q=%.17g step %ld: invariant %d broken",
+				    qs[k], step, broken);
+			}
+			agg_quantile.destroy(agg);
+		}
+	free(w);
+}
+
 static void
 push_number(struct agg *agg, double x)
 {
