@@ -77,7 +77,7 @@ Test(keytable, against_naive)
 Test(keytable, empty_key_while_the_table_moves)
 {
 	enum { N = 20000 };
-	static char names[N][8];
+	static char names[N][12];
 	struct keytable *t = keytable_create(3);
 	size_t moving = 0;
 
