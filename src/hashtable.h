@@ -242,6 +242,35 @@ hashtable_find(const struct hashtable *table, const struct hashtable_ops *ops, u
 	}
 }
 
+/*
+ * hashtable_find for a caller whose match function a free slot may satisfy, where the
+ * caller tells the two apart afterwards (the key table: its empty key has a free
+ * slot's all-zero words, and an occupied slot's value is never NULL): each slot is
+ * matched first and tested for being free only when it does not match, one test less
+ * for the slot that holds the key.  Returns true with *index the first slot that
+ * matched, which may be free, or false with *index the free slot where the key would
+ * go; either way no slot before *index matched or was free.
+ */
+HASHTABLE_INLINE bool
+hashtable_find_matching(const struct hashtable *table, const struct hashtable_ops *ops,
+    uint64_t hash, hashtable_match *matches, const void *key, size_t *index)
+{
+	size_t mask = table->mask;
+
+	for (size_t i = hashtable_home(table, hash);; i = (i + 1) & mask) {
+		const void *slot = hashtable_slot(table, ops->slot_size, i);
+
+		if (matches(slot, key)) {
+			*index = i;
+			return true;
+		}
+		if (!ops->occupied(slot)) {
+			*index = i;
+			return false;
+		}
+	}
+}
+
 /* The first free slot from hash's home: where a key known to be absent goes. */
 HASHTABLE_INLINE size_t
 hashtable_free_index(const struct hashtable *table, const struct hashtable_ops *ops,

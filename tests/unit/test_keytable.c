@@ -70,6 +70,31 @@ Test(keytable, against_naive)
 }
 
 /*
+ * The empty key's words are a free slot's zeros, so its search in the table of a move
+ * under way can match the free slot where it ends (keytable_find): it must still find
+ * the key in the old table, found after each insert as the table grows by moves.
+ */
+Test(keytable, empty_key_while_the_table_moves)
+{
+	enum { N = 20000 };
+	static char names[N][12];
+	struct keytable *t = keytable_create(3);
+	size_t moving = 0;
+
+	cr_assert_not_null(t);
+	cr_assert_eq(keytable_insert(t, "", 0, (void *)1), 0);
+	for (int k = 0; k < N; k++) {
+		snprintf(names[k], sizeof(names[k]), "%d", k);
+		cr_assert_eq(keytable_insert(t, names[k], strlen(names[k]), (void *)2), 0);
+		moving += t->table.old.count != 0;
+		cr_assert_eq((intptr_t)keytable_find(t, "", 0), 1, "after %d keys", k + 1);
+	}
+	/* The table grew by moves, several times. */
+	cr_assert_gt(moving, 100);
+	keytable_destroy(t);
+}
+
+/*
  * Keys found to share their home slot under one seed (the top 12 bits of the hash,
  * the same slot in any table of up to 4,096 slots) make long probe runs under that
  * seed, and ordinary ones under another: the run's seed defeats flooding.  Probes

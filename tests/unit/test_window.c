@@ -260,3 +260,135 @@ Test(window, boundary_mixed_windows_in_runs)
 	check_buckets(mixed, SPECS, 10000000000, 37, 4);
 	check_buckets(mixed, SPECS, 1000000001, 5, 5);
 }
+
+/*
+ * One key's windows moved over batches as the windows stage moves them, every step's
+ * result checked against a naive recomputation (counts and sums of the records with t
+ * - D < t' <= t, from prefix sums): batches of 1 to 256 records of which the key's are
+ * some (an index) or all (none), timestamps in bursts of equal ones, nanosecond steps
+ * and gaps past every window, so that the walks evict nothing, one, many and all at
+ * once, cross the ring's wrap in the middle of a step and, with a window holding
+ * over 20,000 records, meet a mapped ring growing by moves (ring.h).  count@1us and
+ * sum@1us share a walk; count@1us and count@30us walk apart.
+ */
+#define STEPS_RECORDS 120000
+
+Test(window, time_windows_every_step_against_naive)
+{
+	static const char *const texts[] = {
+		"count@1us", "sum@1us", "count@30us", "count@5ns", "sum@4", "count@30us",
+	};
+	enum { NSPECS = sizeof(texts) / sizeof(texts[0]) };
+	static int64_t t_of[STEPS_RECORDS];
+	static uint64_t prefix_sum[STEPS_RECORDS + 1];
+	static char value_texts[STEPS_RECORDS][8];
+	struct agg_spec specs[NSPECS];
+	struct agg_value values[NSPECS][WINDOW_STEPS_MAX];
+	const struct agg_value *value_of[NSPECS];
+	struct agg_result results[NSPECS][WINDOW_STEPS_MAX];
+	struct agg_result *result_of[NSPECS];
+	int64_t times[WINDOW_STEPS_MAX], t = 1700000000000000000;
+	uint8_t index[WINDOW_STEPS_MAX];
+	uint64_t state = 7;
+	struct window_set set;
+	size_t done = 0, batches = 0, indexed = 0, moving = 0;
+	uint64_t most = 0;
+
+	for (size_t s = 0; s < NSPECS; s++) {
+		cr_assert(spec_parse(texts[s], &specs[s]) == SPEC_OK, "%s", texts[s]);
+		specs[s].params.min_count = 1;
+		value_of[s] = values[s];
+		result_of[s] = results[s];
+	}
+	cr_assert(window_set_init(&set, specs, NSPECS) == 0);
+	prefix_sum[0] = 0;
+	while (done < STEPS_RECORDS) {
+		size_t len = next_random(&state) % WINDOW_STEPS_MAX + 1, n = 0;
+		bool all = next_random(&state) % 4 == 0;
+
+		/* The batch's records: each the key's or another's (all: no index). */
+		for (size_t r = 0; r < len && done + n < STEPS_RECORDS; r++) {
+			uint64_t x = next_random(&state) % 100000;
+			size_t k = done + n;
+
+			/*
+			 * Mostly 0 to 2 ns apart, bursts of equal ones, now and then a
+			 * gap of 40 ns (which empties count@5ns) or of 1 ms (all).
+			 */
+			t += x < 3 ? 1000000 : x < 300 ? 40 : x < 30000 ? 0 : (int64_t)(x % 3);
+			times[r] = t;
+			if (!all && next_random(&state) % 3 == 0)
+				continue;
+			t_of[k] = t;
+			prefix_sum[k + 1] = prefix_sum[k] + k % 97;
+			snprintf(value_texts[k], sizeof(value_texts[k]), "%zu", k % 97);
+			for (size_t s = 0; s < NSPECS; s++) {
+				struct agg_value *v = &values[s][r];
+
+				v->has_text = v->has_number = true;
+				v->number = (double)(k % 97);
+				v->text = value_texts[k];
+				v->text_len = strlen(value_texts[k]);
+			}
+			index[n++] = (uint8_t)r;
+		}
+		if (n == 0)
+			continue;
+		{
+			struct window_steps steps = {
+				.n = n, .index = all ? NULL : index, .times = times,
+				.values = value_of, .want = NULL, .results = result_of,
+			};
+
+			cr_assert(window_set_move(&set, specs, &steps) == n);
+		}
+		moving += set.times.moving != 0;
+		if (ring_count(&set.times) > most)
+			most = ring_count(&set.times);
+		batches++;
+		indexed += !all;
+		for (size_t j = 0; j < n; j++) {
+			size_t k = done + j, r = all ? j : index[j];
+
+			for (size_t s = 0; s < NSPECS; s++) {
+				size_t first = k + 1;
+				const struct agg_result *got = &results[s][r];
+
+				if (specs[s].window.nanos > 0) {
+					/* The first with t - t' < D: timestamps never go back. */
+					size_t lo = 0, hi = k;
+
+					while (lo < hi) {
+						size_t mid = lo + (hi - lo) / 2;
+
+						if (t_of[k] - t_of[mid] < specs[s].window.nanos)
+							hi = mid;
+						else
+							lo = mid + 1;
+					}
+					first = lo;
+				} else
+					first = k + 1 > specs[s].window.rows ?
+					    k + 1 - specs[s].window.rows : 0;
+				if (strncmp(texts[s], "count", 5) == 0) {
+					cr_assert(got->kind == AGG_RESULT_COUNT &&
+					    got->count == k + 1 - first,
+					    "%s, record %zu: got %llu, want %zu", texts[s], k,
+					    (unsigned long long)got->count, k + 1 - first);
+				} else {
+					cr_assert(got->kind == AGG_RESULT_NUMBER &&
+					    got->number == (double)(prefix_sum[k + 1] -
+					    prefix_sum[first]), "%s, record %zu: got %g, want %llu",
+					    texts[s], k, got->number, (unsigned long long)
+					    (prefix_sum[k + 1] - prefix_sum[first]));
+				}
+			}
+		}
+		done += n;
+	}
+	cr_assert(batches > 500 && indexed > 300, "%zu batches, %zu indexed", batches, indexed);
+	/* The ring held over 20,000 timestamps, and grew by moves. */
+	cr_assert(most > 20000 && moving > 0, "at most %llu timestamps, moving %zu times",
+	    (unsigned long long)most, moving);
+	window_set_free(&set);
+}
