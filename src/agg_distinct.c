@@ -180,8 +180,8 @@ struct distinct_window {
 	 * σ(zeros / 2^P) for the last few counts of zero registers, at sigma[zeros %
 	 * SIGMA_CACHE] (sigma_zeros UINT32_MAX: none yet).  A step changes one register,
 	 * so the count of zeros walks by one at a time and comes back to the values it
-	 * just left: at -w 1000 the estimate changes nearly every step, and σ's series
-	 * took about half of its work.
+	 * just left.  Where the estimate changes nearly every step (-w 1000), σ's series
+	 * is about half of its work.
 	 */
 	uint32_t sigma_zeros[SIGMA_CACHE];
 	double sigma[SIGMA_CACHE];

@@ -13,6 +13,7 @@
  * - Accuracy: windows of 2^P/8 to 1,000,000 different values at P = 12, 14, 16.
  */
 #include <criterion/criterion.h>
+#include <stdbool.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -177,17 +178,19 @@ naive_distinct(struct naive *w)
 	return distinct;
 }
 
-/* Pushes a random field (missing one time in ten) to both windows. */
+/*
+ * Pushes a field to both windows: a random value of the universe when has_value, else
+ * a missing field.
+ */
 static void
-push_random(struct agg *agg, struct naive *w, uint64_t *rng)
+push_field(struct agg *agg, struct naive *w, uint64_t *rng, bool has_value)
 {
 	int64_t index = -1;
 	char text[TEXT_MAX];
 
 	cr_assert(w->n < w->cap);
-	if (random_below(rng, 10) != 0)
+	if (has_value) {
 		index = (int64_t)random_below(rng, w->universe);
-	if (index >= 0) {
 		universe_text((uint64_t)index, text);
 		push_text(agg, text);
 	} else {
@@ -195,6 +198,13 @@ push_random(struct agg *agg, struct naive *w, uint64_t *rng)
 	}
 	w->index[(w->head + w->n) % w->cap] = index;
 	w->n++;
+}
+
+/* Pushes a random field (missing one time in ten) to both windows. */
+static void
+push_random(struct agg *agg, struct naive *w, uint64_t *rng)
+{
+	push_field(agg, w, rng, random_below(rng, 10) != 0);
 }
 
 static void
@@ -862,19 +872,7 @@ Test(distinct, no_operation_walks_more_than_a_constant)
 static void
 push_sparse(struct agg *agg, struct naive *w, uint64_t *rng, uint64_t one_in)
 {
-	char text[TEXT_MAX];
-	int64_t index = -1;
-
-	cr_assert(w->n < w->cap);
-	if (random_below(rng, one_in) == 0) {
-		index = (int64_t)random_below(rng, w->universe);
-		universe_text((uint64_t)index, text);
-		push_text(agg, text);
-	} else {
-		push_missing(agg);
-	}
-	w->index[(w->head + w->n) % w->cap] = index;
-	w->n++;
+	push_field(agg, w, rng, random_below(rng, one_in) == 0);
 }
 
 /*
@@ -922,9 +920,7 @@ Test(distinct, walks_step_over_missing_fields)
 			cr_assert_eq(result_count(agg), naive_distinct(&w), "P=%u round %zu", p, round);
 			/* Some missing fields more, so that a run stays open at the tail. */
 			for (size_t i = random_below(&rng, 3000); i > 0 && w.n < big; i--) {
-				push_missing(agg);
-				w.index[(w.head + w.n) % w.cap] = -1;
-				w.n++;
+				push_field(agg, &w, &rng, false);
 				check_op(p, &before, &most, "a run at the tail", w.n);
 			}
 			cr_assert_eq(result_count(agg), naive_distinct(&w), "P=%u round %zu", p, round);
