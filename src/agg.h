@@ -78,6 +78,13 @@ enum agg_input {
 struct agg;
 
 /*
+ * A record of a batch, as a move names it (agg_move's index): a batch holds at most
+ * AGG_INDEX_MAX records.
+ */
+typedef uint16_t agg_index;
+#define AGG_INDEX_MAX ((size_t)UINT16_MAX + 1)
+
+/*
  * One move of a window over records of a batch, in n steps.  Step j is about record
  * r = index[j] (index NULL: r = j).  The window first evicts its oldest values:
  * evict[j] of them (a time window), or, with evict NULL, the oldest one when it holds
@@ -88,7 +95,7 @@ struct agg;
  */
 struct agg_move {
 	size_t n;
-	const uint8_t *index;
+	const agg_index *index;
 	uint64_t rows;
 	const uint32_t *evict;
 	const struct agg_value *values;
@@ -164,7 +171,7 @@ agg_pop_none(struct agg *agg)
  * took, from 0 (the next step needs what only a single step does, such as growing
  * memory) to n.
  */
-typedef size_t agg_run_fn(struct agg *agg, uint64_t rows, const uint8_t *index,
+typedef size_t agg_run_fn(struct agg *agg, uint64_t rows, const agg_index *index,
     const uint32_t *evict, const struct agg_value *values, const int64_t *times,
     struct agg_result *results, size_t n);
 
@@ -183,7 +190,7 @@ agg_move_loop(struct agg *agg, const struct agg_move *m, bool indexed, bool evic
 {
 	/* In locals: the results' stores would otherwise reload them every step. */
 	const size_t n = m->n;
-	const uint8_t *index = m->index;
+	const agg_index *index = m->index;
 	const uint64_t rows = m->rows;
 	const uint32_t *evict = m->evict;
 	const struct agg_value *values = m->values;

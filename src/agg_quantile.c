@@ -1467,7 +1467,7 @@ quantile_move_by_time(struct agg *agg, const struct agg_move *m, bool indexed)
 	const struct agg_value *values = m->values;
 	struct agg_result *results = m->results;
 	const uint32_t *evict = m->evict;
-	const uint8_t *index = m->index;
+	const agg_index *index = m->index;
 	size_t j, n = m->n;
 
 	for (j = 0; j < n; j++) {

@@ -160,7 +160,7 @@ monoid_destroy(struct agg *agg)
  * variable, which stays in registers.
  */
 TWOSTACK_INLINE size_t
-monoid_run_stretch(struct monoid_window *w, const uint8_t *index,
+monoid_run_stretch(struct monoid_window *w, const agg_index *index,
     const struct agg_value *values, const int64_t *times, struct agg_result *results,
     size_t n, bool full, enum agg_input input, const struct monoid *m)
 {
@@ -201,7 +201,7 @@ monoid_run_stretch(struct monoid_window *w, const uint8_t *index,
  * The caller has checked that the n steps need no growth, no wrap and no turn.
  */
 TWOSTACK_INLINE size_t
-monoid_run_fill(struct monoid_window *w, const uint8_t *index,
+monoid_run_fill(struct monoid_window *w, const agg_index *index,
     const struct agg_value *values, const int64_t *times, struct agg_result *results,
     size_t n, enum agg_input input, const struct monoid *m)
 {
@@ -239,7 +239,7 @@ monoid_run_fill(struct monoid_window *w, const uint8_t *index,
  * step's, in its order, and so are the results.
  */
 TWOSTACK_INLINE size_t
-monoid_run_evicting(struct monoid_window *w, const uint8_t *index, const uint32_t *evict,
+monoid_run_evicting(struct monoid_window *w, const agg_index *index, const uint32_t *evict,
     const struct agg_value *values, const int64_t *times, struct agg_result *results,
     size_t n, enum agg_input input, const struct monoid *m)
 {
@@ -312,7 +312,7 @@ monoid_run_evicting(struct monoid_window *w, const uint8_t *index, const uint32_
  * filling window has room for n more.
  */
 TWOSTACK_INLINE size_t
-monoid_run_busy(struct monoid_window *w, const uint8_t *index,
+monoid_run_busy(struct monoid_window *w, const agg_index *index,
     const struct agg_value *values, const int64_t *times, struct agg_result *results,
     size_t n, bool full, enum agg_input input, const struct monoid *m)
 {
@@ -390,7 +390,7 @@ monoid_run_busy(struct monoid_window *w, const uint8_t *index,
  * windows' loops (inlined, 2.2 instructions a record for swag -g 3 -w 1000 avg:2).
  */
 TWOSTACK_INLINE size_t
-monoid_run_large(struct agg *agg, uint64_t rows, const uint8_t *index,
+monoid_run_large(struct agg *agg, uint64_t rows, const agg_index *index,
     const struct agg_value *values, const int64_t *times, struct agg_result *results,
     size_t n, enum agg_input input, const struct monoid *m)
 {
@@ -460,10 +460,10 @@ monoid_run_large(struct agg *agg, uint64_t rows, const uint8_t *index,
  * moves its elements, whose pushes take ring_reserve (ring.h).
  */
 TWOSTACK_INLINE size_t
-monoid_run(struct agg *agg, uint64_t rows, const uint8_t *index, const uint32_t *evict,
+monoid_run(struct agg *agg, uint64_t rows, const agg_index *index, const uint32_t *evict,
     const struct agg_value *values, const int64_t *times, struct agg_result *results,
     size_t n, enum agg_input input, const struct monoid *m,
-    size_t (*large)(struct agg *, uint64_t, const uint8_t *, const struct agg_value *,
+    size_t (*large)(struct agg *, uint64_t, const agg_index *, const struct agg_value *,
     const int64_t *, struct agg_result *, size_t))
 {
 	struct monoid_window *w = (struct monoid_window *)agg;
@@ -540,7 +540,7 @@ monoid_run(struct agg *agg, uint64_t rows, const uint8_t *index, const uint32_t 
 		monoid_result_all(agg, result, &NAME##_monoid);			\
 	}									\
 	static __attribute__((noinline)) size_t					\
-	NAME##_run_large(struct agg *agg, uint64_t rows, const uint8_t *index,	\
+	NAME##_run_large(struct agg *agg, uint64_t rows, const agg_index *index,	\
 	    const struct agg_value *values, const int64_t *times,		\
 	    struct agg_result *results, size_t n)				\
 	{									\
@@ -548,7 +548,7 @@ monoid_run(struct agg *agg, uint64_t rows, const uint8_t *index, const uint32_t 
 		    n, INPUT, &NAME##_monoid);					\
 	}									\
 	TWOSTACK_INLINE size_t							\
-	NAME##_run(struct agg *agg, uint64_t rows, const uint8_t *index,	\
+	NAME##_run(struct agg *agg, uint64_t rows, const agg_index *index,	\
 	    const uint32_t *evict, const struct agg_value *values,		\
 	    const int64_t *times, struct agg_result *results, size_t n)	\
 	{									\

@@ -42,13 +42,13 @@
 #define PIPELINE_HOT static inline __attribute__((always_inline))
 
 /*
- * The records of a batch at the most: as many as a uint8_t names (the lists of each
- * key's records, which are the index lists of its moves).  With -g
+ * The records of a batch at the most: no more than an agg_index names (the lists of
+ * each key's records, which are the index lists of its moves).  With -g
  * each key's windows move once a batch, so the larger the batch, the more records each
  * move's fixed cost is spread over.
  */
-#define BATCH_MAX 256
-_Static_assert(BATCH_MAX <= UINT8_MAX + 1, "a uint8_t names every record of a batch");
+#define BATCH_MAX 1024
+_Static_assert(BATCH_MAX <= AGG_INDEX_MAX, "an agg_index names every record of a batch");
 _Static_assert(BATCH_MAX <= WINDOW_STEPS_MAX, "one call moves a key over a whole batch");
 
 /* One column that some aggregate reads. */
@@ -80,7 +80,7 @@ struct group {
 	size_t key_len;
 	/* Its records in the current batch (batch_serial): its list there ends here. */
 	uint64_t batch_serial;
-	uint8_t *batch_end;
+	agg_index *batch_end;
 	uint64_t bucket_serial;		/* -s DURATION: the bucket whose list holds it */
 	int64_t bucket_newest;		/* ... and its newest record a bucket has taken
 					   (newest may be a later record of the batch) */
@@ -131,7 +131,7 @@ struct batch {
 	struct group *groups[BATCH_MAX];
 	struct group *keys[BATCH_MAX];	/* with -g: the batch's keys, first come first */
 	size_t key_count;
-	uint8_t (*lists)[BATCH_MAX];	/* with -g: lists[i], the records of keys[i], in
+	agg_index (*lists)[BATCH_MAX];	/* with -g: lists[i], the records of keys[i], in
 					   order, up to keys[i]->batch_end */
 	uint64_t serial;		/* counts the batches, to tell a key's first record */
 	unsigned char want[BATCH_MAX];	/* -s N: the record's results are written */
@@ -1021,7 +1021,7 @@ static inline __attribute__((always_inline)) size_t
 stage_steps_keyed(struct pipeline *p, size_t n, bool trim, bool from_end, bool counted)
 {
 	struct batch *b = &p->batch;
-	uint8_t (*lists)[BATCH_MAX] = b->lists;
+	agg_index (*lists)[BATCH_MAX] = b->lists;
 	bool reclaim = p->reclaim;
 	uint64_t step = p->config->step, serial = b->serial;
 	size_t column = p->group_column, untimed = b->untimed < n ? b->untimed : n;
@@ -1054,7 +1054,7 @@ stage_steps_keyed(struct pipeline *p, size_t n, bool trim, bool from_end, bool c
 			g->batch_end = lists[key_count];
 			b->keys[key_count++] = g;
 		}
-		*g->batch_end++ = (uint8_t)k;
+		*g->batch_end++ = (agg_index)k;
 		b->groups[k] = g;
 		/* Every record's results are written without -s N, which alone counts them. */
 		if (counted)
@@ -1119,7 +1119,7 @@ move_key(struct pipeline *p, size_t i, size_t from, size_t limit,
 {
 	struct batch *b = &p->batch;
 	struct group *g = b->keys[i];
-	const uint8_t *first = b->lists[i], *end = g->batch_end;
+	const agg_index *first = b->lists[i], *end = g->batch_end;
 	struct window_steps steps = {
 		.times = b->times, .values = b->spec_values, .want = want,
 		.results = b->spec_results,
@@ -1147,7 +1147,7 @@ static size_t
 move_single(struct pipeline *p, size_t from, size_t limit, const unsigned char *want)
 {
 	struct batch *b = &p->batch;
-	uint8_t index[BATCH_MAX];
+	agg_index index[BATCH_MAX];
 	struct window_steps steps = {
 		.n = limit - from, .index = NULL, .times = b->times,
 		.values = b->spec_values, .want = want, .results = b->spec_results,
@@ -1156,7 +1156,7 @@ move_single(struct pipeline *p, size_t from, size_t limit, const unsigned char *
 	/* Records before from are left out by an index. */
 	if (from > 0) {
 		for (size_t j = from; j < limit; j++)
-			index[j - from] = (uint8_t)j;
+			index[j - from] = (agg_index)j;
 		steps.index = index;
 	}
 	return from + window_set_move(&p->single.windows, p->config->specs, &steps);

@@ -97,7 +97,7 @@ walk_steps(const struct ring *ring, struct walk *k, const struct window_steps *w
 {
 	/* In locals: the stores to evict and to the ring could alias w's fields. */
 	const int64_t *times = w->times, *at = k->at, *end = k->end;
-	const uint8_t *index = w->index;
+	const agg_index *index = w->index;
 
 	for (size_t j = from; j < to; j++) {
 		uint64_t t = (uint64_t)times[indexed ? index[j] : j];
@@ -287,7 +287,7 @@ int
 window_set_boundary(struct window_set *set, const struct agg_spec *specs, uint64_t end,
     struct agg_result *const *results, size_t k)
 {
-	uint8_t index = (uint8_t)k;
+	agg_index index = (agg_index)k;
 	uint32_t evict;
 	uint64_t kept = 0;
 	struct agg_move m = { .n = 1, .index = &index };
@@ -333,7 +333,7 @@ window_reach(const struct agg_spec *spec)
 void
 window_set_results(struct window_set *set, struct agg_result *const *results, size_t k)
 {
-	uint8_t index = (uint8_t)k;
+	agg_index index = (agg_index)k;
 	struct agg_move m = { .n = 1, .index = &index };
 
 	for (size_t i = 0; i < set->agg_count; i++) {

@@ -37,7 +37,7 @@ int window_set_init(struct window_set *set, const struct agg_spec *specs, size_t
 void window_set_free(struct window_set *set);
 
 /* The steps one call moves a key's windows by, at most WINDOW_STEPS_MAX. */
-#define WINDOW_STEPS_MAX 256
+#define WINDOW_STEPS_MAX 1024
 
 /*
  * What a key's windows move over: n records of a batch, the records index[0] to
@@ -48,7 +48,7 @@ void window_set_free(struct window_set *set);
  */
 struct window_steps {
 	size_t n;
-	const uint8_t *index;
+	const agg_index *index;
 	const int64_t *times;
 	const struct agg_value *const *values;
 	const unsigned char *want;

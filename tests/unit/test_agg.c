@@ -512,7 +512,7 @@ is_sentinel(const struct agg_result *r)
  * key's records) or, when shuffled, in any order.
  */
 static void
-random_index(uint8_t *index, size_t n, size_t records, bool shuffled, unsigned *seed)
+random_index(agg_index *index, size_t n, size_t records, bool shuffled, unsigned *seed)
 {
 	size_t k = 0;
 
@@ -520,7 +520,7 @@ random_index(uint8_t *index, size_t n, size_t records, bool shuffled, unsigned *
 	/* Selection sampling: each record in with the chance of the places left. */
 	for (size_t r = 0; r < records && k < n; r++)
 		if ((size_t)rand_r(seed) % (records - r) < n - k)
-			index[k++] = (uint8_t)r;
+			index[k++] = (agg_index)r;
 	cr_assert_eq(k, n);
 	if (shuffled)
 		for (size_t i = n - 1; i > 0; i--) {
@@ -555,7 +555,7 @@ move_against_naive(const struct agg_kind *kind, uint64_t window, unsigned *seed,
 	while (step < 3000) {
 		struct agg_value v[MAX_BATCH];
 		struct agg_result got[MAX_BATCH], last;
-		uint8_t index[64];
+		agg_index index[64];
 		unsigned char want[MAX_BATCH];
 		bool stored[MAX_BATCH] = { false };
 		int at[MAX_BATCH];
@@ -914,7 +914,7 @@ big_against_naive(const struct agg_kind *kind, uint64_t rows, int64_t span,
 		struct agg_result got[128], want[128];
 		int64_t times[128];
 		uint32_t evict[128];
-		uint8_t index[128];
+		agg_index index[128];
 		bool single = rand_r(seed) % 4 == 0;
 		size_t n = single ? 1 : 1 + (size_t)rand_r(seed) % 128, batch = n;
 		bool indexed = !single && rand_r(seed) % 3 == 0;
@@ -1750,7 +1750,7 @@ contract_run(const struct contract_kind *c, uint64_t min_count, unsigned seed, i
 		struct agg_result got[MAX_BATCH], last;
 		struct contract_expected now;
 		static char texts[MAX_BATCH][FIELD_TEXT_MAX];
-		uint8_t index[64];
+		agg_index index[64];
 		unsigned char want[MAX_BATCH];
 		bool stored[MAX_BATCH] = { false };
 		int at[MAX_BATCH];
@@ -2057,7 +2057,7 @@ cumulative_matches_unlimited(const struct agg_kind *kind, double percentile, uns
 		struct agg_result a[64], b[64];
 		int64_t times[64];
 		unsigned char want[64];
-		uint8_t index[64];
+		agg_index index[64];
 		long field_of[64];
 		size_t n = 1 + (size_t)rand_r(&seed) % 64;
 		struct agg_move m = { .n = n, .rows = UINT64_MAX, .times = times };
@@ -2079,7 +2079,7 @@ cumulative_matches_unlimited(const struct agg_kind *kind, double percentile, uns
 			now += rand_r(&seed) % 3 == 0 ? 0 : rand_r(&seed) % 1000000000;
 			times[r] = now;
 			want[r] = (unsigned char)(rand_r(&seed) % 4 != 0);
-			index[r] = (uint8_t)r;
+			index[r] = (agg_index)r;
 		}
 		m.values = rand_r(&seed) % 8 != 0 ? v : NULL;
 		m.want = rand_r(&seed) % 2 ? want : NULL;

@@ -338,7 +338,7 @@ batches(uint64_t span, int64_t halflife, unsigned seed)
 		int64_t times[64];
 		uint32_t evict[64];
 		unsigned char want[64];
-		uint8_t index[64];
+		agg_index index[64];
 		size_t n = 1 + (size_t)rand_r(&seed) % 64;
 		bool use_values = rand_r(&seed) % 8 != 0;
 		struct agg_move m = { .n = n, .rows = span, .times = times, .results = got };
@@ -352,7 +352,7 @@ batches(uint64_t span, int64_t halflife, unsigned seed)
 			times[r] = now;
 			evict[r] = (uint32_t)(rand_r(&seed) % 3);
 			want[r] = (unsigned char)(rand_r(&seed) % 2);
-			index[r] = (uint8_t)r;
+			index[r] = (agg_index)r;
 		}
 		if (rand_r(&seed) % 2)
 			m.evict = evict;

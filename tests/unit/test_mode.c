@@ -940,7 +940,7 @@ Test(mode, moves_in_batches_match_one_record_at_a_time)
 	uint64_t *counts = calloc(pool.count, sizeof(*counts));
 	struct agg_value values[2 * BATCH];
 	struct agg_result results[2 * BATCH];
-	uint8_t index[BATCH];
+	agg_index index[BATCH];
 	uint64_t state = 73;
 	struct mode_stats stats;
 	size_t t = 0, checked = 0, batches = 0;
@@ -969,7 +969,7 @@ Test(mode, moves_in_batches_match_one_record_at_a_time)
 				values[at].text = pool.text[history[t + j]];
 				values[at].text_len = pool.len[history[t + j]];
 			}
-			index[j] = (uint8_t)at;
+			index[j] = (agg_index)at;
 		}
 		m.n = n;
 		m.index = spread == 2 ? index : NULL;

@@ -295,13 +295,13 @@ is_sentinel(const struct agg_result *r)
  * key's records) or, when shuffled, in any order.
  */
 static void
-random_index(uint8_t *index, size_t n, size_t records, bool shuffled, unsigned *seed)
+random_index(agg_index *index, size_t n, size_t records, bool shuffled, unsigned *seed)
 {
 	size_t k = 0;
 
 	for (size_t r = 0; r < records && k < n; r++)
 		if ((size_t)rand_r(seed) % (records - r) < n - k)
-			index[k++] = (uint8_t)r;
+			index[k++] = (agg_index)r;
 	cr_assert_eq(k, n);
 	if (shuffled)
 		for (size_t i = n - 1; i > 0; i--) {
@@ -350,7 +350,7 @@ slide_sequence(unsigned seed, long steps, const double *q, size_t count, bool so
 	}
 	while (step < steps) {
 		struct agg_value v[MAX_BATCH];
-		uint8_t index[64];
+		agg_index index[64];
 		uint32_t evict[64];
 		unsigned char wanted[MAX_BATCH];
 		bool stored[MAX_BATCH] = { false };
@@ -545,7 +545,7 @@ time_step_sequence(unsigned seed, long steps, const double *q, size_t count)
 	for (long step = 0; step < steps;) {
 		struct agg_value v[64];
 		uint32_t evict[64];
-		uint8_t index[64];
+		agg_index index[64];
 		size_t n = 1 + (size_t)rand_r(&seed) % 64, records = n;
 		bool use_index = rand_r(&seed) % 3 == 0;
 		struct agg_move m = { .n = n, .evict = evict, .values = v };
