@@ -11,6 +11,7 @@
 #include <csv.h>
 #include <string.h>
 
+#include "blank.h"
 #include "csvread.h"
 #include "mem.h"
 #include "split.h"
@@ -279,7 +280,7 @@ split_record(struct csvread *r, const char *bytes, size_t len, size_t *piece)
 	r->event_was_line_end = true;
 	/* A comment line, with -C, is skipped: '#' after blanks, the delimiter or not. */
 	if (r->options.skip_comments) {
-		while (s < end && (*s == ' ' || *s == '\t'))
+		while (s < end && is_blank(*s))
 			s++;
 		if (s < end && *s == '#')
 			return CSVREAD_OK;
@@ -335,7 +336,7 @@ csvread_feed(struct csvread *r, const char *bytes, size_t len)
 			/* Hold the leading blanks until the first other byte decides. */
 			size_t blanks = 0;
 
-			while (blanks < len && (bytes[blanks] == ' ' || bytes[blanks] == '\t'))
+			while (blanks < len && is_blank(bytes[blanks]))
 				blanks++;
 			if (blanks > 0) {
 				if (mem_grow(&r->pending, &r->pending_cap, r->pending_len + blanks,

@@ -40,6 +40,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "blank.h"
 #include "numparse.h"
 #include "swar.h"
 
@@ -113,13 +114,6 @@ static const double exact_powers_of_ten[] = {
  */
 #include "numparse_table.h"
 #endif /* HAVE_EISEL_LEMIRE */
-
-/* Returns true for the blanks that may surround a number: space and TAB, nothing else. */
-static bool
-is_blank(unsigned char c)
-{
-	return c == ' ' || c == '\t';
-}
 
 /*
  * Returns true when s[0..len) equals the lower-case ASCII word, ignoring the case of s.
@@ -429,8 +423,8 @@ parse_plain_decimal(const unsigned char *p, const unsigned char *end, double *ou
 static __attribute__((noinline)) bool
 parse_general(const char *s, size_t len, double *out)
 {
-	const unsigned char *p = (const unsigned char *)s;
-	const unsigned char *end = p + len;
+	const char *text_end = s + len;
+	const unsigned char *p, *end;
 	const unsigned char *mantissa_begin, *mantissa_end, *integer_significant_begin;
 	uint64_t mantissa = 0;
 	int64_t exponent10 = 0, explicit_exponent = 0;
@@ -439,12 +433,11 @@ parse_general(const char *s, size_t len, double *out)
 	bool negative = false, has_digits, dropped_nonzero = false;
 	unsigned digit;
 
-	while (p < end && is_blank(*p))
-		p++;
-	while (end > p && is_blank(end[-1]))
-		end--;
-	if (p == end)
+	trim_blanks(&s, &text_end);
+	if (s == text_end)
 		return false;
+	p = (const unsigned char *)s;
+	end = (const unsigned char *)text_end;
 
 	if (*p == '-' || *p == '+') {
 		negative = *p == '-';

@@ -25,6 +25,7 @@
 #include <time.h>
 
 #include "agg.h"
+#include "blank.h"
 #include "csvread.h"
 #include "keytable.h"
 #include "mem.h"
@@ -344,24 +345,14 @@ pipeline_problem(struct pipeline *p, enum problem_kind kind, uint64_t line, size
 	return true;
 }
 
-/* True for the blanks trimmed around a field's text. */
-static inline bool
-is_blank(char c)
-{
-	return c == ' ' || c == '\t';
-}
-
-/* Returns text without its surrounding blanks, its length in *len. */
+/* Returns text[0..n) without its surrounding blanks, its length in *len. */
 static const char *
-trim_blanks(const char *text, size_t n, size_t *len)
+trimmed_text(const char *text, size_t n, size_t *len)
 {
-	while (n > 0 && is_blank(text[0])) {
-		text++;
-		n--;
-	}
-	while (n > 0 && is_blank(text[n - 1]))
-		n--;
-	*len = n;
+	const char *end = text + n;
+
+	trim_blanks(&text, &end);
+	*len = (size_t)(end - text);
 	return text;
 }
 
@@ -380,7 +371,7 @@ field_value(const struct pipeline *p, const struct field *field, struct agg_valu
 		v->text = field->text;
 		v->text_len = field->len;
 	} else {
-		v->text = trim_blanks(field->text, field->len, &v->text_len);
+		v->text = trimmed_text(field->text, field->len, &v->text_len);
 	}
 	return v->text_len > 0 && !is_na(p->na_lengths, config, v->text, v->text_len);
 }
@@ -753,7 +744,7 @@ pipeline_group(struct pipeline *p, const struct record *record, size_t column,
 		if (trim) {
 			size_t trimmed;
 
-			key = trim_blanks(key, len, &trimmed);
+			key = trimmed_text(key, len, &trimmed);
 			len = trimmed;
 		}
 	}
@@ -836,7 +827,7 @@ stage_values_of(struct pipeline *p, size_t n, size_t column_count, bool from_end
 			text = fields[number - 1].text;
 			len = fields[number - 1].len;
 			if (trim)
-				text = trim_blanks(text, len, &len);
+				text = trimmed_text(text, len, &len);
 			v->text = text;
 			v->text_len = len;
 			if (len == 0 || is_na(na_lengths, config, text, len))
@@ -930,7 +921,7 @@ stage_times_of(struct pipeline *p, size_t n, bool trim, bool check_na)
 			int64_t t;
 
 			if (trim) {
-				text = trim_blanks(text, len, &trimmed);
+				text = trimmed_text(text, len, &trimmed);
 				len = trimmed;
 			}
 			/* An empty text is no epoch's: the reader refuses it unread. */
@@ -1989,7 +1980,7 @@ pipeline_header(struct pipeline *p, const struct record *record)
 
 /* True when the line begins with '#' after optional blanks. */
 static bool
-is_comment(const char *line, size_t len)
+is_comment_line(const char *line, size_t len)
 {
 	size_t i = 0;
 
@@ -2121,7 +2112,7 @@ split_blank_lines_of(struct pipeline *p, const char *s, size_t len, uint64_t *li
 			n = (size_t)(newline - line);
 			if (n > 0 && line[n - 1] == '\r')
 				n--;
-			if (config->skip_comments && is_comment(line, n))
+			if (config->skip_comments && is_comment_line(line, n))
 				continue;
 			b->field_len = used;
 			if ((count = split_blank_fields(b, line, n, p->keep)) < 0)

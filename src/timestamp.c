@@ -17,6 +17,7 @@
  */
 #include <string.h>
 
+#include "blank.h"
 #include "swar.h"
 #include "timestamp.h"
 
@@ -34,27 +35,10 @@ const uint64_t nanos_per_epoch_unit[EPOCH_NANOSECONDS + 1] = {
 	[EPOCH_NANOSECONDS] = 1,
 };
 
-/* Blanks are what parse_number skips around a field: spaces and TABs. */
-static bool
-is_blank(char c)
-{
-	return c == ' ' || c == '\t';
-}
-
 static bool
 is_digit(char c)
 {
 	return c >= '0' && c <= '9';
-}
-
-/* Moves *start forward and *end back past blanks; leaves an empty range when all blank. */
-static inline void
-trim_blanks(const char **start, const char **end)
-{
-	while (*start < *end && is_blank(**start))
-		(*start)++;
-	while (*end > *start && is_blank((*end)[-1]))
-		(*end)--;
 }
 
 /*
