@@ -1479,21 +1479,40 @@ quantile_move_by_time(struct agg *agg, const struct agg_move *m, bool indexed)
 	return j;
 }
 
-/* The common move apart: a row window, every record in order, each result wanted. */
-static __attribute__((noinline)) size_t
-quantile_move_rows(struct agg *agg, const struct agg_move *m)
+/*
+ * The common moves apart: a row window with each result wanted, indexed a constant
+ * (each key's records with -g, or all the batch's in order).
+ */
+static inline __attribute__((always_inline)) size_t
+quantile_move_rows_of(struct agg *agg, const struct agg_move *m, bool indexed)
 {
 	const struct heap_window *w = (const struct heap_window *)agg;
 	/* Locals, as quantile_move_by_time's. */
 	const struct agg_value *values = m->values;
 	struct agg_result *results = m->results;
+	const uint8_t *index = m->index;
 	uint64_t rows = m->rows;
 	size_t j, n = m->n;
 
-	for (j = 0; j < n; j++)
-		if (heap_step(agg, ring_count(&w->ring) == rows, &values[j], &results[j]) != 0)
+	for (j = 0; j < n; j++) {
+		size_t r = indexed ? index[j] : j;
+
+		if (heap_step(agg, ring_count(&w->ring) == rows, &values[r], &results[r]) != 0)
 			break;
+	}
 	return j;
+}
+
+static __attribute__((noinline)) size_t
+quantile_move_rows(struct agg *agg, const struct agg_move *m)
+{
+	return quantile_move_rows_of(agg, m, false);
+}
+
+static __attribute__((noinline)) size_t
+quantile_move_rows_indexed(struct agg *agg, const struct agg_move *m)
+{
+	return quantile_move_rows_of(agg, m, true);
 }
 
 static size_t
@@ -1503,8 +1522,9 @@ quantile_move(struct agg *agg, const struct agg_move *m)
 	size_t j;
 
 	if (m->want == NULL && m->values != NULL && m->results != NULL) {
-		if (m->index == NULL && m->evict == NULL)
-			return quantile_move_rows(agg, m);
+		if (m->evict == NULL)
+			return m->index != NULL ? quantile_move_rows_indexed(agg, m) :
+			    quantile_move_rows(agg, m);
 		if (m->evict != NULL)
 			return m->index != NULL ? quantile_move_by_time(agg, m, true) :
 			    quantile_move_by_time(agg, m, false);
