@@ -1353,16 +1353,42 @@ heap_push_number_rest(struct heap_window *w, double x, uint64_t position, bool a
 }
 
 /*
+ * Puts x, of the slot at position, at the end of heap when it stays below its parent
+ * there (a leaf needs no sift down) and returns true; else returns false and changes
+ * nothing.  The pushes' common way into a heap, without the sift's loop and its
+ * registers.
+ */
+static inline __attribute__((always_inline)) bool
+heap_append_leaf(struct heap_window *w, struct quantile_heap *heap, bool is_upper,
+    double x, uint64_t position)
+{
+	size_t index = heap->count;
+
+	if (index > 0 && heap_above(is_upper, x, heap->values[(index - 1) / HEAP_ARITY]))
+		return false;
+	heap->values[index] = x;
+	heap->positions[index] = position;
+	*ring_word(&w->ring, position) = PLACE(index, is_upper);
+	heap->count = index + 1;
+	return true;
+}
+
+/*
  * What heap_push_number_grow does, without memory to find or a call on the common
- * way (a value into a heap, x[lo] where it was in order or a place beside it): the
- * rest are tail calls, so that no value must live across a call.
+ * way (a value that stays a leaf of a heap, x[lo] where it was in order or a place
+ * beside it): the rest are tail calls, so that no value must live across a call.
+ * When the result was a number before and x[lo] keeps its place (r, below, as it was:
+ * x went below x[lo] and lo rose with it, or above and lo stayed), lo_at and hi_at
+ * still point at x[lo] and x[lo + 1] (x changed no part but its heap's end), and the
+ * result stays a number (m grew, and no NaN came), so only the fraction decides it.
  */
 static __attribute__((noinline)) int
 heap_push_number(struct heap_window *w, double x)
 {
 	uint64_t m = heap_m(w) + 1, position = w->ring.tail, upper_needed;
+	enum heap_result_state state = w->result_state;
+	ptrdiff_t lo, r, r_before = w->lo - (ptrdiff_t)w->lower.count;
 	double fraction = 0;
-	ptrdiff_t lo, r;
 	size_t mid_count;
 
 	if (position - w->ring.head >= w->ring.room || position >= w->ring.stop)
@@ -1381,16 +1407,23 @@ heap_push_number(struct heap_window *w, double x)
 	w->lo = lo;
 	w->fraction = fraction;
 	w->ring.tail = position + 1;
-	if (x < w->lower.values[0])
-		heap_insert(w, &w->lower, false, x, position);
-	else if (x > w->upper.values[0])
-		heap_insert(w, &w->upper, true, x, position);
-	else
+	if (x < w->lower.values[0]) {
+		if (!heap_append_leaf(w, &w->lower, false, x, position))
+			return heap_push_number_rest(w, x, position, false);
+	} else if (x > w->upper.values[0]) {
+		if (!heap_append_leaf(w, &w->upper, true, x, position))
+			return heap_push_number_rest(w, x, position, false);
+	} else {
 		return heap_push_number_rest(w, x, position, false);
+	}
 	r = lo - (ptrdiff_t)w->lower.count;
 	mid_count = w->mid_count;
 	if (r < -1 || r >= (ptrdiff_t)mid_count)
 		return heap_push_number_rest(w, x, position, true);
+	if (r == r_before && (state == RESULT_ONE || state == RESULT_INTERPOLATE)) {
+		w->result_state = fraction == 0.0 ? RESULT_ONE : RESULT_INTERPOLATE;
+		return 0;
+	}
 	w->lo_at = r < 0 ? &w->lower.values[0] : &mid_at(w, (size_t)r)->value;
 	w->hi_at = r + 1 < (ptrdiff_t)mid_count ? &mid_at(w, (size_t)r + 1)->value :
 	    &w->upper.values[0];
