@@ -1382,8 +1382,8 @@ heap_append_leaf(struct heap_window *w, struct quantile_heap *heap, bool is_uppe
  * still point at x[lo] and x[lo + 1] (x changed no part but its heap's end), and the
  * result stays a number (m grew, and no NaN came), so only the fraction decides it.
  */
-static __attribute__((noinline)) int
-heap_push_number(struct heap_window *w, double x)
+static inline __attribute__((always_inline)) int
+heap_push_number_of(struct heap_window *w, double x)
 {
 	uint64_t m = heap_m(w) + 1, position = w->ring.tail, upper_needed;
 	enum heap_result_state state = w->result_state;
@@ -1438,18 +1438,25 @@ heap_push_number(struct heap_window *w, double x)
 	return 0;
 }
 
+/* heap_push_number_of out of line, for the loops where pushes are rare. */
+static __attribute__((noinline)) int
+heap_push_number(struct heap_window *w, double x)
+{
+	return heap_push_number_of(w, x);
+}
+
 /*
  * One step of a move: evicts the evict oldest values, takes value (unless it is NULL)
  * and stores the result when result is not NULL.  A step that takes a number (not
  * NaN), no pop pending, goes the short ways: one that evicts nothing pushes it and
- * works out the result at once (heap_push_number); one that evicts values removes
- * all but the last (heap_discard) and replaces the last by it, without the deferral
- * that pop and push need to find each other (the full row window's every step).  Any
- * other step takes the general path.
+ * works out the result at once (heap_push_number, inline when inline_push says so);
+ * one that evicts values removes all but the last (heap_discard) and replaces the
+ * last by it, without the deferral that pop and push need to find each other (the
+ * full row window's every step).  Any other step takes the general path.
  */
 static inline __attribute__((always_inline)) int
-heap_step(struct agg *agg, uint64_t evict, const struct agg_value *value,
-    struct agg_result *result)
+heap_step_of(struct agg *agg, uint64_t evict, const struct agg_value *value,
+    struct agg_result *result, bool inline_push)
 {
 	struct heap_window *w = (struct heap_window *)agg;
 
@@ -1457,7 +1464,8 @@ heap_step(struct agg *agg, uint64_t evict, const struct agg_value *value,
 		uint64_t head, tail = w->ring.tail, word;
 
 		if (evict == 0) {
-			if (heap_push_number(w, value->number) != 0)
+			if ((inline_push ? heap_push_number_of(w, value->number) :
+			    heap_push_number(w, value->number)) != 0)
 				return -1;
 			goto done;
 		}
@@ -1489,6 +1497,13 @@ done:
 	return 0;
 }
 
+static inline __attribute__((always_inline)) int
+heap_step(struct agg *agg, uint64_t evict, const struct agg_value *value,
+    struct agg_result *result)
+{
+	return heap_step_of(agg, evict, value, result, false);
+}
+
 /*
  * A move of a time window with every result wanted (agg_move_loop's shape), indexed
  * a constant: each key's records with -g, or all the batch's.
@@ -1503,13 +1518,32 @@ quantile_move_by_time(struct agg *agg, const struct agg_move *m, bool indexed)
 	const uint8_t *index = m->index;
 	size_t j, n = m->n;
 
+	/* quantile_move comes here with both, and heap_step need not test them. */
+	if (values == NULL || results == NULL)
+		__builtin_unreachable();
 	for (j = 0; j < n; j++) {
 		size_t r = indexed ? index[j] : j;
 
-		if (heap_step(agg, evict[j], &values[r], &results[r]) != 0)
+		if (heap_step_of(agg, evict[j], &values[r], &results[r], indexed) != 0)
 			break;
 	}
 	return j;
+}
+
+/*
+ * Each loop a function of its own, so that the registers of one (the pushes inline
+ * in the indexed one) do not cost the others.
+ */
+static __attribute__((noinline)) size_t
+quantile_move_by_time_indexed(struct agg *agg, const struct agg_move *m)
+{
+	return quantile_move_by_time(agg, m, true);
+}
+
+static __attribute__((noinline)) size_t
+quantile_move_by_time_plain(struct agg *agg, const struct agg_move *m)
+{
+	return quantile_move_by_time(agg, m, false);
 }
 
 /*
@@ -1527,6 +1561,9 @@ quantile_move_rows_of(struct agg *agg, const struct agg_move *m, bool indexed)
 	uint64_t rows = m->rows;
 	size_t j, n = m->n;
 
+	/* quantile_move comes here with both, and heap_step need not test them. */
+	if (values == NULL || results == NULL)
+		__builtin_unreachable();
 	for (j = 0; j < n; j++) {
 		size_t r = indexed ? index[j] : j;
 
@@ -1559,8 +1596,8 @@ quantile_move(struct agg *agg, const struct agg_move *m)
 			return m->index != NULL ? quantile_move_rows_indexed(agg, m) :
 			    quantile_move_rows(agg, m);
 		if (m->evict != NULL)
-			return m->index != NULL ? quantile_move_by_time(agg, m, true) :
-			    quantile_move_by_time(agg, m, false);
+			return m->index != NULL ? quantile_move_by_time_indexed(agg, m) :
+			    quantile_move_by_time_plain(agg, m);
 	}
 	for (j = 0; j < m->n; j++) {
 		size_t r = m->index != NULL ? m->index[j] : j;
