@@ -1291,8 +1291,8 @@ heap_result(struct heap_window *w, struct agg_result *result)
  * for the m that is left (heap_refill moves a top a value evicted, so the work stays
  * bounded per value), and the result is worked out for it.
  */
-static __attribute__((noinline)) void
-heap_discard(struct heap_window *w, uint64_t count)
+static inline __attribute__((always_inline)) void
+heap_discard_of(struct heap_window *w, uint64_t count)
 {
 	uint64_t m;
 
@@ -1310,6 +1310,12 @@ heap_discard(struct heap_window *w, uint64_t count)
 	heap_set_rank(w, m);
 	heap_fix(w);
 	heap_restate_known(w, m, w->fraction);
+}
+
+static __attribute__((noinline)) void
+heap_discard(struct heap_window *w, uint64_t count)
+{
+	heap_discard_of(w, count);
 }
 
 /*
@@ -1470,7 +1476,10 @@ heap_step_of(struct agg *agg, uint64_t evict, const struct agg_value *value,
 			goto done;
 		}
 		if (evict > 1) {
-			heap_discard(w, evict - 1);
+			if (inline_push)
+				heap_discard_of(w, evict - 1);
+			else
+				heap_discard(w, evict - 1);
 			evict = 1;
 		}
 		head = w->ring.head;
