@@ -202,6 +202,8 @@ struct heap_window {
 	 */
 	bool pending;
 	uint64_t pending_place;
+	/* A push to at most this many values has room in the heaps (heap_push_room). */
+	uint64_t push_room;
 	/*
 	 * What the result is, from the counts, and where x[lo] and x[lo+1] are (lower's
 	 * or upper's top or a place in mid; x[lo+1] only when the result needs it): kept
@@ -1359,6 +1361,37 @@ heap_push_number_rest(struct heap_window *w, double x, uint64_t position, bool a
 }
 
 /*
+ * heap_has_room_for, for a push to m values, lo its rank, past push_room, where
+ * lower.count <= lo + 1 needs no test: lower held at most the rank before plus one
+ * (heap_fix), and a rank never falls as m grows.  When the heaps' pads reach spare
+ * entries or more past what m needs, push_room moves on to m + spare / 2, which
+ * the pads surely reach, since ready never falls: the rank is monotone in m and
+ * moves by at most the values added plus one (rounding may move it by two for one
+ * value), so lo + 1 stays within lower's pads up to there, and m - lo - 1 (at least
+ * what upper holds after a step, heap_fix) within upper's, or at a smaller m one
+ * past it at most, which HEAP_SLACK covers.
+ */
+static inline __attribute__((always_inline)) bool
+heap_push_room(struct heap_window *w, uint64_t m, ptrdiff_t lo)
+{
+	size_t lower_needed = (size_t)lo + 1 + HEAP_SLACK;
+	size_t upper_needed = (size_t)(m - (uint64_t)lo - 1);
+
+	if (upper_needed < w->upper.count)
+		upper_needed = w->upper.count;
+	upper_needed += HEAP_SLACK;
+	if (w->lower.ready >= lower_needed && w->upper.ready >= upper_needed) {
+		size_t spare = w->lower.ready - lower_needed;
+
+		if (spare > w->upper.ready - upper_needed)
+			spare = w->upper.ready - upper_needed;
+		w->push_room = m + spare / 2;
+		return true;
+	}
+	return heap_has_room_for(w, m, lo);
+}
+
+/*
  * Puts x, of the slot at position, at the end of heap when it stays below its parent
  * there (a leaf needs no sift down) and returns true; else returns false and changes
  * nothing.  The pushes' common way into a heap, without the sift's loop and its
@@ -1391,7 +1424,7 @@ heap_append_leaf(struct heap_window *w, struct quantile_heap *heap, bool is_uppe
 static inline __attribute__((always_inline)) int
 heap_push_number_of(struct heap_window *w, double x)
 {
-	uint64_t m = heap_m(w) + 1, position = w->ring.tail, upper_needed;
+	uint64_t m = heap_m(w) + 1, position = w->ring.tail;
 	enum heap_result_state state = w->result_state;
 	ptrdiff_t lo, r, r_before = w->lo - (ptrdiff_t)w->lower.count;
 	double fraction = 0;
@@ -1400,15 +1433,7 @@ heap_push_number_of(struct heap_window *w, double x)
 	if (position - w->ring.head >= w->ring.room || position >= w->ring.stop)
 		return heap_push_number_grow(w, x);
 	lo = (ptrdiff_t)quantile_rank(m, w->header.params.percentile, &fraction);
-	/*
-	 * heap_has_room_for, where lower.count <= lo + 1 needs no test: lower held at
-	 * most the rank before plus one (heap_fix), and a rank never falls as m grows.
-	 */
-	upper_needed = m - (uint64_t)lo - 1;
-	if (upper_needed < w->upper.count)
-		upper_needed = w->upper.count;
-	if ((w->lower.ready < (size_t)lo + 1 + HEAP_SLACK ||
-	    w->upper.ready < upper_needed + HEAP_SLACK) && !heap_has_room_for(w, m, lo))
+	if (m > w->push_room && !heap_push_room(w, m, lo))
 		return heap_push_number_grow(w, x);
 	w->lo = lo;
 	w->fraction = fraction;
