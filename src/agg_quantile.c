@@ -1266,6 +1266,12 @@ heap_clean(struct heap_window *w)
 static inline void
 heap_result(struct heap_window *w, struct agg_result *result)
 {
+	/* The common state first: most percentiles of most windows interpolate. */
+	if (w->result_state == RESULT_INTERPOLATE) {
+		result->kind = AGG_RESULT_NUMBER;
+		result->number = quantile_interpolate(*w->lo_at, *w->hi_at, w->fraction);
+		return;
+	}
 	if (w->result_state == RESULT_DIRTY)
 		heap_clean(w);
 	switch (w->result_state) {
