@@ -56,15 +56,23 @@
  * arrivals: 0.48, 0.28 and 0.24 of the steps of -t 1 -g 3 -w 1m p99:2 over make
  * bench's timed lines).  One value leaving is the row window's replacement; several
  * leave all but the last first and replace the last; none is a push that works out
- * the result at once (heap_step, heap_push_number: on its common way, a value into a
- * heap with x[lo] still in mid or lower's top, it calls nothing, and the rest are
- * tail calls).  This file's code costs that command 174 instructions a record
- * (callgrind_annotate's counts for agg_quantile.c and .h, SWAG_HASH_SEED=1), against
- * 87 for the row window's -w 1000 p99:2: a push costs
- * about 124 and a discard 189 (1.9 values a call: about 55 a value removed, the rest
- * the rank, x[lo]'s place and the result's state for the new m, which a push pays
- * too), where a replacement in place costs about 30; those are what is left of the
- * difference.
+ * the result at once (heap_step, heap_push_number: on its common way, a value that
+ * stays a leaf of a heap with x[lo] still in mid or lower's top, it calls nothing,
+ * and keeps lo_at and hi_at when x[lo] kept its place).  A key's steps (-g, the
+ * indexed move) take the push and the removals inline, the other moves call them.
+ * This file's code costs that command 162 instructions a record (callgrind,
+ * SWAG_HASH_SEED=1: this file's functions with what they inline), against 93 for the
+ * row window's -w 1000 p99:2.  Out of line (one key's time window: web-06's lines of
+ * the same file), a push costs about 95 and a discard 190 (1.9 values a call: about
+ * 50 a value removed, the rest the rank, x[lo]'s place and the result's state for the
+ * new m, which a push pays too), where a replacement in place costs about 30.  That
+ * rest, the work of a change of m, is most of what is left of the difference, and no
+ * layout of the heaps removes it: placeholders (an evicted value replaced in place by
+ * one ordered above every number, a push replacing one) would make the heaps' part
+ * of a push or a removal a replacement, but leave the rank, x[lo]'s place and the
+ * state to work out; and p99 holds nearly all its values in lower, where such a
+ * replacement crosses to the other heap (heap_exchange_lower, about 170 a call),
+ * dearer than the removal of about 30 in the heap that it would save.
  */
 #include <math.h>
 #include <stdint.h>
@@ -1411,6 +1419,8 @@ heap_append_leaf(struct heap_window *w, struct quantile_heap *heap, bool is_uppe
 
 	if (index > 0 && heap_above(is_upper, x, heap->values[(index - 1) / HEAP_ARITY]))
 		return false;
+	/* The level that heap_sift_up counts for that comparison. */
+	TEST_COUNT(quantile_counters.moves, index > 0);
 	heap->values[index] = x;
 	heap->positions[index] = position;
 	*ring_word(&w->ring, position) = PLACE(index, is_upper);
