@@ -1496,10 +1496,11 @@ heap_push_number(struct heap_window *w, double x)
  * One step of a move: evicts the evict oldest values, takes value (unless it is NULL)
  * and stores the result when result is not NULL.  A step that takes a number (not
  * NaN), no pop pending, goes the short ways: one that evicts nothing pushes it and
- * works out the result at once (heap_push_number, inline when inline_push says so);
- * one that evicts values removes all but the last (heap_discard) and replaces the
- * last by it, without the deferral that pop and push need to find each other (the
- * full row window's every step).  Any other step takes the general path.
+ * works out the result at once (heap_push_number); one that evicts values removes
+ * all but the last (heap_discard) and replaces the last by it, without the deferral
+ * that pop and push need to find each other (the full row window's every step).  Any
+ * other step takes the general path.  inline_push says whether the push and the
+ * removals run inline (a key's time steps, where half the steps push) or are called.
  */
 static inline __attribute__((always_inline)) int
 heap_step_of(struct agg *agg, uint64_t evict, const struct agg_value *value,
