@@ -56,15 +56,23 @@
  * arrivals: 0.48, 0.28 and 0.24 of the steps of -t 1 -g 3 -w 1m p99:2 over make
  * bench's timed lines).  One value leaving is the row window's replacement; several
  * leave all but the last first and replace the last; none is a push that works out
- * the result at once (heap_step, heap_push_number: on its common way, a value into a
- * heap with x[lo] still in mid or lower's top, it calls nothing, and the rest are
- * tail calls).  This file's code costs that command 174 instructions a record
- * (callgrind_annotate's counts for agg_quantile.c and .h, SWAG_HASH_SEED=1), against
- * 87 for the row window's -w 1000 p99:2: a push costs
- * about 124 and a discard 189 (1.9 values a call: about 55 a value removed, the rest
- * the rank, x[lo]'s place and the result's state for the new m, which a push pays
- * too), where a replacement in place costs about 30; those are what is left of the
- * difference.
+ * the result at once (heap_step, heap_push_number: on its common way, a value that
+ * stays a leaf of a heap with x[lo] still in mid or lower's top, it calls nothing,
+ * and keeps lo_at and hi_at when x[lo] kept its place).  A key's steps (-g, the
+ * indexed move) take the push and the removals inline, the other moves call them.
+ * This file's code costs that command 162 instructions a record (callgrind,
+ * SWAG_HASH_SEED=1: this file's functions with what they inline), against 93 for the
+ * row window's -w 1000 p99:2.  Out of line (one key's time window: web-06's lines of
+ * the same file), a push costs about 95 and a discard 190 (1.9 values a call: about
+ * 50 a value removed, the rest the rank, x[lo]'s place and the result's state for the
+ * new m, which a push pays too), where a replacement in place costs about 30.  That
+ * rest, the work of a change of m, is most of what is left of the difference, and no
+ * layout of the heaps removes it: placeholders (an evicted value replaced in place by
+ * one ordered above every number, a push replacing one) would make the heaps' part
+ * of a push or a removal a replacement, but leave the rank, x[lo]'s place and the
+ * state to work out; and p99 holds nearly all its values in lower, where such a
+ * replacement crosses to the other heap (heap_exchange_lower, about 170 a call),
+ * dearer than the removal of about 30 in the heap that it would save.
  */
 #include <math.h>
 #include <stdint.h>
@@ -202,6 +210,8 @@ struct heap_window {
 	 */
 	bool pending;
 	uint64_t pending_place;
+	/* A push to at most this many values has room in the heaps (heap_push_room). */
+	uint64_t push_room;
 	/*
 	 * What the result is, from the counts, and where x[lo] and x[lo+1] are (lower's
 	 * or upper's top or a place in mid; x[lo+1] only when the result needs it): kept
@@ -1264,6 +1274,12 @@ heap_clean(struct heap_window *w)
 static inline void
 heap_result(struct heap_window *w, struct agg_result *result)
 {
+	/* The common state first: most percentiles of most windows interpolate. */
+	if (w->result_state == RESULT_INTERPOLATE) {
+		result->kind = AGG_RESULT_NUMBER;
+		result->number = quantile_interpolate(*w->lo_at, *w->hi_at, w->fraction);
+		return;
+	}
 	if (w->result_state == RESULT_DIRTY)
 		heap_clean(w);
 	switch (w->result_state) {
@@ -1291,8 +1307,8 @@ heap_result(struct heap_window *w, struct agg_result *result)
  * for the m that is left (heap_refill moves a top a value evicted, so the work stays
  * bounded per value), and the result is worked out for it.
  */
-static __attribute__((noinline)) void
-heap_discard(struct heap_window *w, uint64_t count)
+static inline __attribute__((always_inline)) void
+heap_discard_of(struct heap_window *w, uint64_t count)
 {
 	uint64_t m;
 
@@ -1310,6 +1326,12 @@ heap_discard(struct heap_window *w, uint64_t count)
 	heap_set_rank(w, m);
 	heap_fix(w);
 	heap_restate_known(w, m, w->fraction);
+}
+
+static __attribute__((noinline)) void
+heap_discard(struct heap_window *w, uint64_t count)
+{
+	heap_discard_of(w, count);
 }
 
 /*
@@ -1353,44 +1375,102 @@ heap_push_number_rest(struct heap_window *w, double x, uint64_t position, bool a
 }
 
 /*
- * What heap_push_number_grow does, without memory to find or a call on the common
- * way (a value into a heap, x[lo] where it was in order or a place beside it): the
- * rest are tail calls, so that no value must live across a call.
+ * heap_has_room_for, for a push to m values, lo its rank, past push_room, where
+ * lower.count <= lo + 1 needs no test: lower held at most the rank before plus one
+ * (heap_fix), and a rank never falls as m grows.  When the heaps' pads reach spare
+ * entries or more past what m needs, push_room moves on to m + spare / 2, which
+ * the pads surely reach, since ready never falls: the rank is monotone in m and
+ * moves by at most the values added plus one (rounding may move it by two for one
+ * value), so lo + 1 stays within lower's pads up to there, and m - lo - 1 (at least
+ * what upper holds after a step, heap_fix) within upper's, or at a smaller m one
+ * past it at most, which HEAP_SLACK covers.
  */
-static __attribute__((noinline)) int
-heap_push_number(struct heap_window *w, double x)
+static inline __attribute__((always_inline)) bool
+heap_push_room(struct heap_window *w, uint64_t m, ptrdiff_t lo)
 {
-	uint64_t m = heap_m(w) + 1, position = w->ring.tail, upper_needed;
+	size_t lower_needed = (size_t)lo + 1 + HEAP_SLACK;
+	size_t upper_needed = (size_t)(m - (uint64_t)lo - 1);
+
+	if (upper_needed < w->upper.count)
+		upper_needed = w->upper.count;
+	upper_needed += HEAP_SLACK;
+	if (w->lower.ready >= lower_needed && w->upper.ready >= upper_needed) {
+		size_t spare = w->lower.ready - lower_needed;
+
+		if (spare > w->upper.ready - upper_needed)
+			spare = w->upper.ready - upper_needed;
+		w->push_room = m + spare / 2;
+		return true;
+	}
+	return heap_has_room_for(w, m, lo);
+}
+
+/*
+ * Puts x, of the slot at position, at the end of heap when it stays below its parent
+ * there (a leaf needs no sift down) and returns true; else returns false and changes
+ * nothing.  The pushes' common way into a heap, without the sift's loop and its
+ * registers.
+ */
+static inline __attribute__((always_inline)) bool
+heap_append_leaf(struct heap_window *w, struct quantile_heap *heap, bool is_upper,
+    double x, uint64_t position)
+{
+	size_t index = heap->count;
+
+	if (index > 0 && heap_above(is_upper, x, heap->values[(index - 1) / HEAP_ARITY]))
+		return false;
+	/* The level that heap_sift_up counts for that comparison. */
+	TEST_COUNT(quantile_counters.moves, index > 0);
+	heap->values[index] = x;
+	heap->positions[index] = position;
+	*ring_word(&w->ring, position) = PLACE(index, is_upper);
+	heap->count = index + 1;
+	return true;
+}
+
+/*
+ * What heap_push_number_grow does, without memory to find or a call on the common
+ * way (a value that stays a leaf of a heap, x[lo] where it was in order or a place
+ * beside it): the rest are tail calls, so that no value must live across a call.
+ * When the result was a number before and x[lo] keeps its place (r, below, as it was:
+ * x went below x[lo] and lo rose with it, or above and lo stayed), lo_at and hi_at
+ * still point at x[lo] and x[lo + 1] (x changed no part but its heap's end), and the
+ * result stays a number (m grew, and no NaN came), so only the fraction decides it.
+ */
+static inline __attribute__((always_inline)) int
+heap_push_number_of(struct heap_window *w, double x)
+{
+	uint64_t m = heap_m(w) + 1, position = w->ring.tail;
+	enum heap_result_state state = w->result_state;
+	ptrdiff_t lo, r, r_before = w->lo - (ptrdiff_t)w->lower.count;
 	double fraction = 0;
-	ptrdiff_t lo, r;
 	size_t mid_count;
 
 	if (position - w->ring.head >= w->ring.room || position >= w->ring.stop)
 		return heap_push_number_grow(w, x);
 	lo = (ptrdiff_t)quantile_rank(m, w->header.params.percentile, &fraction);
-	/*
-	 * heap_has_room_for, where lower.count <= lo + 1 needs no test: lower held at
-	 * most the rank before plus one (heap_fix), and a rank never falls as m grows.
-	 */
-	upper_needed = m - (uint64_t)lo - 1;
-	if (upper_needed < w->upper.count)
-		upper_needed = w->upper.count;
-	if ((w->lower.ready < (size_t)lo + 1 + HEAP_SLACK ||
-	    w->upper.ready < upper_needed + HEAP_SLACK) && !heap_has_room_for(w, m, lo))
+	if (m > w->push_room && !heap_push_room(w, m, lo))
 		return heap_push_number_grow(w, x);
 	w->lo = lo;
 	w->fraction = fraction;
 	w->ring.tail = position + 1;
-	if (x < w->lower.values[0])
-		heap_insert(w, &w->lower, false, x, position);
-	else if (x > w->upper.values[0])
-		heap_insert(w, &w->upper, true, x, position);
-	else
+	if (x < w->lower.values[0]) {
+		if (!heap_append_leaf(w, &w->lower, false, x, position))
+			return heap_push_number_rest(w, x, position, false);
+	} else if (x > w->upper.values[0]) {
+		if (!heap_append_leaf(w, &w->upper, true, x, position))
+			return heap_push_number_rest(w, x, position, false);
+	} else {
 		return heap_push_number_rest(w, x, position, false);
+	}
 	r = lo - (ptrdiff_t)w->lower.count;
 	mid_count = w->mid_count;
 	if (r < -1 || r >= (ptrdiff_t)mid_count)
 		return heap_push_number_rest(w, x, position, true);
+	if (r == r_before && (state == RESULT_ONE || state == RESULT_INTERPOLATE)) {
+		w->result_state = fraction == 0.0 ? RESULT_ONE : RESULT_INTERPOLATE;
+		return 0;
+	}
 	w->lo_at = r < 0 ? &w->lower.values[0] : &mid_at(w, (size_t)r)->value;
 	w->hi_at = r + 1 < (ptrdiff_t)mid_count ? &mid_at(w, (size_t)r + 1)->value :
 	    &w->upper.values[0];
@@ -1405,6 +1485,13 @@ heap_push_number(struct heap_window *w, double x)
 	return 0;
 }
 
+/* heap_push_number_of out of line, for the loops where pushes are rare. */
+static __attribute__((noinline)) int
+heap_push_number(struct heap_window *w, double x)
+{
+	return heap_push_number_of(w, x);
+}
+
 /*
  * One step of a move: evicts the evict oldest values, takes value (unless it is NULL)
  * and stores the result when result is not NULL.  A step that takes a number (not
@@ -1412,11 +1499,12 @@ heap_push_number(struct heap_window *w, double x)
  * works out the result at once (heap_push_number); one that evicts values removes
  * all but the last (heap_discard) and replaces the last by it, without the deferral
  * that pop and push need to find each other (the full row window's every step).  Any
- * other step takes the general path.
+ * other step takes the general path.  inline_push says whether the push and the
+ * removals run inline (a key's time steps, where half the steps push) or are called.
  */
 static inline __attribute__((always_inline)) int
-heap_step(struct agg *agg, uint64_t evict, const struct agg_value *value,
-    struct agg_result *result)
+heap_step_of(struct agg *agg, uint64_t evict, const struct agg_value *value,
+    struct agg_result *result, bool inline_push)
 {
 	struct heap_window *w = (struct heap_window *)agg;
 
@@ -1424,12 +1512,16 @@ heap_step(struct agg *agg, uint64_t evict, const struct agg_value *value,
 		uint64_t head, tail = w->ring.tail, word;
 
 		if (evict == 0) {
-			if (heap_push_number(w, value->number) != 0)
+			if ((inline_push ? heap_push_number_of(w, value->number) :
+			    heap_push_number(w, value->number)) != 0)
 				return -1;
 			goto done;
 		}
 		if (evict > 1) {
-			heap_discard(w, evict - 1);
+			if (inline_push)
+				heap_discard_of(w, evict - 1);
+			else
+				heap_discard(w, evict - 1);
 			evict = 1;
 		}
 		head = w->ring.head;
@@ -1456,6 +1548,13 @@ done:
 	return 0;
 }
 
+static inline __attribute__((always_inline)) int
+heap_step(struct agg *agg, uint64_t evict, const struct agg_value *value,
+    struct agg_result *result)
+{
+	return heap_step_of(agg, evict, value, result, false);
+}
+
 /*
  * A move of a time window with every result wanted (agg_move_loop's shape), indexed
  * a constant: each key's records with -g, or all the batch's.
@@ -1470,30 +1569,71 @@ quantile_move_by_time(struct agg *agg, const struct agg_move *m, bool indexed)
 	const agg_index *index = m->index;
 	size_t j, n = m->n;
 
+	/* quantile_move comes here with both, and heap_step need not test them. */
+	if (values == NULL || results == NULL)
+		__builtin_unreachable();
 	for (j = 0; j < n; j++) {
 		size_t r = indexed ? index[j] : j;
 
-		if (heap_step(agg, evict[j], &values[r], &results[r]) != 0)
+		if (heap_step_of(agg, evict[j], &values[r], &results[r], indexed) != 0)
 			break;
 	}
 	return j;
 }
 
-/* The common move apart: a row window, every record in order, each result wanted. */
+/*
+ * Each loop a function of its own, so that the registers of one (the pushes inline
+ * in the indexed one) do not cost the others.
+ */
 static __attribute__((noinline)) size_t
-quantile_move_rows(struct agg *agg, const struct agg_move *m)
+quantile_move_by_time_indexed(struct agg *agg, const struct agg_move *m)
+{
+	return quantile_move_by_time(agg, m, true);
+}
+
+static __attribute__((noinline)) size_t
+quantile_move_by_time_plain(struct agg *agg, const struct agg_move *m)
+{
+	return quantile_move_by_time(agg, m, false);
+}
+
+/*
+ * The common moves apart: a row window with each result wanted, indexed a constant
+ * (each key's records with -g, or all the batch's in order).
+ */
+static inline __attribute__((always_inline)) size_t
+quantile_move_rows_of(struct agg *agg, const struct agg_move *m, bool indexed)
 {
 	const struct heap_window *w = (const struct heap_window *)agg;
 	/* Locals, as quantile_move_by_time's. */
 	const struct agg_value *values = m->values;
 	struct agg_result *results = m->results;
+	const agg_index *index = m->index;
 	uint64_t rows = m->rows;
 	size_t j, n = m->n;
 
-	for (j = 0; j < n; j++)
-		if (heap_step(agg, ring_count(&w->ring) == rows, &values[j], &results[j]) != 0)
+	/* quantile_move comes here with both, and heap_step need not test them. */
+	if (values == NULL || results == NULL)
+		__builtin_unreachable();
+	for (j = 0; j < n; j++) {
+		size_t r = indexed ? index[j] : j;
+
+		if (heap_step(agg, ring_count(&w->ring) == rows, &values[r], &results[r]) != 0)
 			break;
+	}
 	return j;
+}
+
+static __attribute__((noinline)) size_t
+quantile_move_rows(struct agg *agg, const struct agg_move *m)
+{
+	return quantile_move_rows_of(agg, m, false);
+}
+
+static __attribute__((noinline)) size_t
+quantile_move_rows_indexed(struct agg *agg, const struct agg_move *m)
+{
+	return quantile_move_rows_of(agg, m, true);
 }
 
 static size_t
@@ -1503,11 +1643,12 @@ quantile_move(struct agg *agg, const struct agg_move *m)
 	size_t j;
 
 	if (m->want == NULL && m->values != NULL && m->results != NULL) {
-		if (m->index == NULL && m->evict == NULL)
-			return quantile_move_rows(agg, m);
+		if (m->evict == NULL)
+			return m->index != NULL ? quantile_move_rows_indexed(agg, m) :
+			    quantile_move_rows(agg, m);
 		if (m->evict != NULL)
-			return m->index != NULL ? quantile_move_by_time(agg, m, true) :
-			    quantile_move_by_time(agg, m, false);
+			return m->index != NULL ? quantile_move_by_time_indexed(agg, m) :
+			    quantile_move_by_time_plain(agg, m);
 	}
 	for (j = 0; j < m->n; j++) {
 		size_t r = m->index != NULL ? m->index[j] : j;

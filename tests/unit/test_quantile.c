@@ -537,6 +537,8 @@ time_step_sequence(unsigned seed, long steps, const double *q, size_t count)
 	mix.nan_per_mille = seed % 3 == 0 ? 10 : 0;
 	mix.small_set_per_mille = seed % 4 < 2 ? 700 : 0;
 	mix.zero_per_mille = seed % 5 == 0 ? 100 : 0;
+	/* Infinities tie with each other and with the heaps' pads, some seeds many. */
+	mix.inf_per_mille = seed % 7 == 0 ? 300 : seed % 7 < 3 ? 20 : 0;
 	for (size_t i = 0; i < count; i++) {
 		params.percentile = q[i];
 		heaps[i] = agg_quantile.create(&agg_quantile, &params);
