@@ -8,29 +8,33 @@
  * on average, and only the steps that cross a root pay log w.
  *
  * Why this structure: tests/bench/bench_quantile.c on uniform random doubles, gcc 12
- * -O2, on the 2-core test machine (ns: the best of three runs; instructions:
- * callgrind, counting the window's code and not the driver's).  A step is one
- * step of a full row window, which replaces the leaving value by the arriving one
- * ("slide", heap_step), or pop + push + result:
+ * -O2, on the 2-core AMD EPYC test machine, one core busy with a test suite (ns: the
+ * best of three runs; instructions: callgrind, counting the window's code and not the
+ * driver's).  A step is one step of a full row window through the kind's move():
+ * 256 steps a move, as the pipeline moves a batch ("move"), one step a move that
+ * replaces the leaving value by the arriving one ("slide", heap_step), or pop, push
+ * and result, three moves ("heap"):
  *
  *                                     ns per step              instructions per step
  *     window                       10    1,000  100,000       10    1,000  100,000
- *     median, heap, slide          27      28      30        163     157      166
- *     median, heap                 28      28      32        193     188      198
- *     p99, heap, slide             27      14      16        163     100       97
- *     p99, heap                    28      15      18        193     133      129
- *     median or p99, sorted array  51     148   4,800        234     622  147,710
+ *     median, heap, move           44      42      51        167     149      158
+ *     median, heap, slide          54      53      69        220     202      211
+ *     median, heap                 79      76      94        364     346      355
+ *     p99, heap, move              43      20      26        167      93       89
+ *     p99, heap, slide             55      32      36        220     145      142
+ *     p99, heap                    78      51      59        364     289      285
+ *     median, sorted array        112     304  11,146        387     771  146,754
  *
  * The sorted array with memmove (tests/bench/quantile_sorted.c, the benchmark's
- * baseline) moves a third of the window per step, which shows from w = 1,000.  The
- * heap wins at every window size, so there is no switch by size, which would also need
- * a size the window does not know (a time window's varies).  A sorted array answers
- * any rank, so several percentiles of one column could share one; that pays only for
- * small windows or many percentiles (p50, p90 and p99 from three heaps: 56, 56 and
- * 87 ns at the three sizes; from one shared sorted array: 59, 157 and 4,810), and
- * swag keeps one heap per percentile.  The heap's one weak spot is p99 at w = 10: ten
- * values all live in mid, a sorted array, whose shifts mispredict (27 ns, where a
- * plain double heap without mid took 21).
+ * baseline, a step its pop, push and result) moves a third of the window per step,
+ * which shows from w = 1,000.  The heap wins at every window size, so there is no
+ * switch by size, which would also need a size the window does not know (a time
+ * window's varies).  A sorted array answers any rank, so several percentiles of one
+ * column could share one; that pays only for small windows (p50, p90 and p99 from
+ * three heaps: 211, 184 and 259 ns a step at the three sizes; from one shared sorted
+ * array: 122, 314 and 10,860), and swag keeps one heap per percentile.  The heap's
+ * one weak spot is p99 at w = 10, twice its cost at w = 1,000: ten values all live in
+ * mid, a sorted array, whose shifts mispredict.
  *
  * Every record takes a slot of a ring (ring.h) of 64-bit words, oldest first: a
  * missing value keeps its slot (a row window of W slots holds the last W records),

@@ -20,9 +20,9 @@
  * least RING_LIMIT_MIN) sets w, and its ring ends at exactly w slots (24.0 and 32.0
  * bytes a slot); the ring grows with the elements actually held, so a window of 10^9
  * rows over ten records holds sixteen slots.  The compare, the select and the push's
- * second test cost swag -w 1000 min (the deque: a few ring_at a record) about 7
- * instructions a record of its 366.2, p99 2.5 of 460.7, avg (whose runs walk the
- * slots by pointer) 1 of 458.3.
+ * second test cost about 7 instructions a record for swag -w 1000 min (the deque: a
+ * few ring_at a record), 2.5 for p99 and 1 for avg (whose runs walk the slots by
+ * pointer), measured against a mask when they came in.
  *
  * Growth.  A ring of MEM_MAP_MIN bytes or more lives in mapped pages (mem_zalloc) and
  * grows in place by mem_remap, which moves pages, not bytes (about 40 us at any size;
