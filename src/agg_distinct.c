@@ -10,12 +10,14 @@
  * record (two bytes, see struct ring_slot).  Over the slots sit two structures:
  *
  * - Exact: a multiset of the hashes (hashtable.h's table, hash -> count, seeded per
- *   run), kept up to date while the window holds at most 2^P/4 values, dropped above
- *   that and rebuilt from the ring when the window falls back to 2^P/8 values, a walk
- *   that steps over the runs of missing fields (struct ring_slot): at most 2^P/4 + 1
- *   slots, however large the window.  The gap between the two limits keeps rebuilds
- *   (2^P/8 insertions) at most one per 2^P/8 pushes.  The result is the table's number of keys while the window holds
- *   at most 2^P/8 values.
+ *   run), whose number of keys is the result while the window holds at most 2^P/8
+ *   values.  It is kept up to date while the window holds at most 2^P/4 values and
+ *   it has taken fewer than 2^P/8 pushes past 2^P/8 (table_drops), dropped then, and
+ *   rebuilt from the ring when the window falls back to 2^P/8 values, a walk that
+ *   steps over the runs of missing fields (struct ring_slot): at most 2^P/4 + 1 slots,
+ *   however large the window.  Rebuilds (2^P/8 insertions) thus come at most once per
+ *   2^P/8 pushes, and a window that stays past 2^P/8 values (a row window of 1,000 at
+ *   P = 12) soon keeps the sketch alone.
  *
  * - Estimate: a HyperLogLog sketch of 2^P registers on the two-stack scheme, whose
  *   combine is the register-wise max.  The generic engine (twostack.h) would keep one
@@ -60,13 +62,16 @@
  * sized for at most 2^P/4 keys (at most 6·2^P bytes).
  *
  * Measured by tests/bench/bench_distinct.c (2 million IPv4-like fields, a step being
- * push, pop and result; a 2-core VM shared with other work, so ±10%), P = 12: 38 ns
- * per step at window 10 (exact: table only), 82 ns at window 1,000 (between 2^P/8 and
- * 2^P/4 values both structures are kept, and the estimate changes nearly every step),
- * 18 ns at window 100,000 (sketch only; the estimate is recomputed only when a
- * register of the max changes).  P = 16: 38 / 53 / 47 ns.  Callgrind: 258, 565 and
- * 234 instructions per step.  Window 1,000,000 against 1,000: 12.6 bytes per slot
- * (13.1 at P = 16, where the table's 2^P/4 entries count too).
+ * push, pop and result; the 2-core AMD EPYC VM, one core busy, so ±10%), P = 12: 64
+ * ns per step at window 10 (exact: table only), 74 ns at window 1,000 (the sketch
+ * alone once the table has taken 2^P/8 pushes past 2^P/8 values; the estimate
+ * changes nearly every step), 52 ns at window 100,000 (sketch only; the estimate is
+ * recomputed only when a register of the max changes).  P = 16: 65 / 90 / 90 ns
+ * (window 1,000 is exact there).  swag -w W distinct over 200,000 of them, callgrind:
+ * 439, 538 and 392 instructions a record at P = 12.  Window 1,000,000 against 1,000:
+ * 25.2 bytes per slot (25.7 at P = 16), in the benchmark's window, which sets no row
+ * limit, so that its ring doubles when three quarters full; a row window's ring holds
+ * exactly its slots (ring.h), 12 bytes each.
  */
 #include <math.h>
 #include <stdbool.h>
@@ -150,6 +155,7 @@ struct distinct_window {
 	unsigned q;			/* 64 - p: hash bits left for a register's value */
 	uint64_t exact_limit;		/* 2^p/8: exact at or below this many values */
 	uint64_t table_limit;		/* 2^p/4: the multiset is dropped above it */
+	uint64_t unused_pushes;		/* pushes past 2^p/8 values since the table was made */
 
 	struct ring ring;		/* a ring_slot per record: front, then back stack */
 	uint64_t mid;			/* the first position of the back stack */
@@ -710,6 +716,20 @@ multiset_remove(struct hashtable *table, uint64_t key)
 }
 
 /*
+ * Whether the push that leaves the window with values values drops the table: past
+ * 2^P/4 values, or past 2^P/8 once the table has taken 2^P/8 pushes that left more
+ * than 2^P/8 since it was made or rebuilt (a window that stays above 2^P/8 values
+ * pays for no table it does not use, and a rebuild's 2^P/8 insertions come at most
+ * once per 2^P/8 pushes).
+ */
+static inline bool
+table_drops(const struct distinct_window *w, uint64_t values)
+{
+	return values > w->exact_limit &&
+	    (values > w->table_limit || w->unused_pushes >= w->exact_limit);
+}
+
+/*
  * Refills the table with the window's hashes, after it was dropped.  The table kept
  * room for exact_limit keys when it was dropped, and the window holds no more values
  * than that now, so this allocates nothing and cannot fail: pop has no way to report
@@ -723,6 +743,7 @@ multiset_rebuild(struct distinct_window *w)
 	    pos = next_value(w, pos))
 		multiset_add(&w->table, load_hash(RING_AT(&w->ring, struct ring_slot, pos)->hash));
 	w->table_valid = true;
+	w->unused_pushes = 0;
 }
 
 /*
@@ -792,10 +813,8 @@ distinct_push(struct agg *agg, const struct agg_value *value, int64_t time)
 		hash = agg_distinct_hash(value->text, value->text_len);
 		if (w->table_valid) {
 			/* A dropped table must have room for its rebuild in pop. */
-			size_t needed = values > w->table_limit ? (size_t)w->exact_limit :
-			    w->table.count + 1;
-
-			if (hashtable_reserve(&w->table, &multiset_ops, needed) != 0)
+			if (hashtable_reserve(&w->table, &multiset_ops, table_drops(w, values) ?
+			    (size_t)w->exact_limit : w->table.count + 1) != 0)
 				return -1;
 		}
 		if (w->front == NULL && values > w->exact_limit && sketch_start(w) != 0)
@@ -826,10 +845,12 @@ distinct_push(struct agg *agg, const struct agg_value *value, int64_t time)
 	w->ring.tail++;
 	w->values++;
 	if (w->table_valid) {
-		if (w->values > w->table_limit)
+		if (table_drops(w, w->values)) {
 			w->table_valid = false;
-		else
+		} else {
 			multiset_add(&w->table, hash);
+			w->unused_pushes += w->values > w->exact_limit;
+		}
 	}
 	if (w->front != NULL) {
 		sketch_push(w, hash);

@@ -381,8 +381,10 @@ Test(distinct, hash_seed_never_changes_a_result)
 /*
  * Exact while the window holds at most 2^P/8 values, after every operation, with the
  * window wandering across 2^P/8 and 2^P/4 so that the table is dropped and rebuilt
- * again and again.  Above 2^P/8 values the result must still be a count between 1
- * and the number of values.
+ * again and again: dropped at the push that takes the window past 2^P/4 values, or
+ * past 2^P/8 once the table has taken 2^P/8 pushes past 2^P/8 since it was made or
+ * rebuilt, and rebuilt when the window falls back to 2^P/8.  Above 2^P/8 values the result
+ * must still be a count between 1 and the number of values.
  */
 Test(distinct, exact_below_threshold)
 {
@@ -400,6 +402,7 @@ Test(distinct, exact_below_threshold)
 			struct distinct_state state;
 			bool rising = true, was_exact_table = true;
 			unsigned drops = 0, rebuilds = 0, checked = 0;
+			uint64_t previous_values = 0, unused = 0;
 			/* Slots (missing ones included) between which the window wanders:
 			   from well below 2^P/8 values to well above 2^P/4. */
 			size_t low = exact_limit / 2, high = table_limit * 3 / 2 + 4;
@@ -429,15 +432,28 @@ Test(distinct, exact_below_threshold)
 				}
 				agg_distinct_inspect(agg, &state);
 				cr_assert_eq(state.values, values);
-				if (was_exact_table && !state.exact_table) {
-					cr_assert_gt(values, table_limit);
-					drops++;
+				/* A value came: the table is dropped or counts the push. */
+				if (was_exact_table && values == previous_values + 1) {
+					bool drop = values > table_limit ||
+					    (values > exact_limit && unused >= exact_limit);
+
+					cr_assert_eq(!state.exact_table, drop,
+					    "P=%u: %llu values, %llu pushes unused: dropped %d",
+					    p, (unsigned long long)values,
+					    (unsigned long long)unused, !state.exact_table);
+					drops += drop;
+					unused += values > exact_limit;
+				} else {
+					cr_assert(!was_exact_table || state.exact_table,
+					    "P=%u: dropped without a value coming", p);
 				}
 				if (!was_exact_table && state.exact_table) {
 					cr_assert_leq(values, exact_limit);
 					rebuilds++;
+					unused = 0;
 				}
 				was_exact_table = state.exact_table;
+				previous_values = values;
 			}
 			cr_assert_geq(drops, 2, "P=%u: the table was dropped %u times", p, drops);
 			cr_assert_geq(rebuilds, 2, "P=%u: rebuilt %u times", p, rebuilds);
@@ -478,6 +494,51 @@ fresh_histogram(const struct naive *w, unsigned p, uint8_t *registers,
 	memset(histogram, 0, AGG_DISTINCT_HISTOGRAM_SIZE * sizeof(*histogram));
 	for (size_t i = 0; i < m; i++)
 		histogram[registers[i]]++;
+}
+
+/*
+ * A window that holds between 2^P/8 and 2^P/4 values for good (a row window of 1,000
+ * at P = 12) drops its table after 2^P/8 pushes there: it pays for no table it does
+ * not use.  Falling back to 2^P/8 values rebuilds it, exact at once.
+ */
+Test(distinct, steady_window_drops_the_table)
+{
+	const unsigned p = 8;
+	const size_t exact_limit = 32, held = 48;
+	uint64_t rng = 7;
+	struct agg *agg = make_window(p, 1);
+	struct distinct_state state;
+	struct naive w;
+	size_t pushes_above = 0;
+
+	naive_init(&w, 4 * held, 1000);
+	/* Values only: every push takes one. */
+	while (w.n < held) {
+		push_field(agg, &w, &rng, true);
+		pushes_above += w.n > exact_limit;
+		agg_distinct_inspect(agg, &state);
+		cr_assert(state.exact_table);
+	}
+	for (;;) {
+		pop_both(agg, &w);
+		push_field(agg, &w, &rng, true);
+		agg_distinct_inspect(agg, &state);
+		if (pushes_above < exact_limit) {
+			cr_assert(state.exact_table, "dropped after %zu pushes", pushes_above);
+		} else {
+			cr_assert(!state.exact_table, "kept after %zu pushes", pushes_above);
+			break;
+		}
+		pushes_above++;
+	}
+	while (w.n > exact_limit) {
+		pop_both(agg, &w);
+		agg_distinct_inspect(agg, &state);
+		cr_assert_eq(state.exact_table, w.n <= exact_limit);
+	}
+	cr_assert_eq(result_count(agg), naive_distinct(&w));
+	naive_free(&w);
+	agg->kind->destroy(agg);
 }
 
 /*
