@@ -260,6 +260,28 @@ write_below_10_to_8(char *buf, uint32_t v)
 	return (size_t)(8 - skip);
 }
 
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+/*
+ * Writes v, which is below 10^4, in decimal at buf; returns the number of digits.  It
+ * always stores four bytes.  eight_digit_values' lanes in one 32-bit word: v / 100
+ * and v % 100 in its halves, then each half's tens and ones, so that the counts and
+ * small integers most results are take half the instructions of the eight lanes.
+ */
+static inline __attribute__((always_inline)) size_t
+write_below_10_to_4(char *buf, uint32_t v)
+{
+	uint32_t hundreds = (v * 5243) >> 19;			/* v / 100 below 43,699 */
+	uint32_t pairs = hundreds | (v - 100 * hundreds) << 16;
+	uint32_t tens = ((pairs * 103) >> 10) & 0x000F000FU;	/* lane / 10 */
+	uint32_t values = (pairs - 10 * tens) << 8 | tens;
+	int skip = v == 0 ? 3 : __builtin_ctz(values) / 8;
+	uint32_t text = (values + 0x30303030U) >> (8 * skip);
+
+	memcpy(buf, &text, 4);
+	return (size_t)(4 - skip);
+}
+#endif
+
 /*
  * Writes v in decimal at buf and returns the number of digits written.  It may write
  * scratch bytes after them, up to buf + 20.
@@ -270,6 +292,10 @@ write_uint64(char *buf, uint64_t v)
 	uint64_t high, top;
 	size_t length;
 
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	if (v < 10000U)
+		return write_below_10_to_4(buf, (uint32_t)v);
+#endif
 	if (v < 100000000U)
 		return write_below_10_to_8(buf, (uint32_t)v);
 	high = v / 100000000U;

@@ -772,6 +772,17 @@ Test(format_uint, examples)
 	cr_expect_str_eq(uint_text(UINT64_MAX), "18446744073709551615");
 }
 
+/* Every value below 10^5: the four-digit and eight-digit ways and where they meet. */
+Test(format_uint, every_value_below_100000)
+{
+	char expected[24];
+
+	for (uint64_t v = 0; v < 100000; v++) {
+		snprintf(expected, sizeof expected, "%" PRIu64, v);
+		cr_assert_str_eq(uint_text(v), expected);
+	}
+}
+
 Test(format_uint, powers_of_ten_their_neighbours_and_random_values)
 {
 	char expected[24];
