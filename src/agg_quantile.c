@@ -11,9 +11,9 @@
  * -O2, on the 2-core AMD EPYC test machine, one core busy with a test suite (ns: the
  * best of three runs; instructions: callgrind, counting the window's code and not the
  * driver's).  A step is one step of a full row window through the kind's move():
- * 256 steps a move, as the pipeline moves a batch ("move"), one step a move that
- * replaces the leaving value by the arriving one ("slide", heap_step), or pop, push
- * and result, three moves ("heap"):
+ * 256 steps a move, as the pipeline moves a batch of up to 1,024 ("move"), one step
+ * a move that replaces the leaving value by the arriving one ("slide", heap_step), or
+ * pop, push and result, three moves ("heap"):
  *
  *                                     ns per step              instructions per step
  *     window                       10    1,000  100,000       10    1,000  100,000

@@ -15,7 +15,7 @@
  * window evicts at one step and takes a value at another); or one move of one step
  * that evicts the oldest and takes the new one ("slide" rows: the replacement in
  * place); or a move of 256 such steps ("move" rows: what the pipeline does for a batch
- * of records in a row window).  The values are uniform random doubles from a fixed
+ * of up to 1,024 records in a row window).  The values are uniform random doubles from a fixed
  * seed.  Each figure is the best of three runs of at least 0.2 s, in nanoseconds per
  * step.  The last rows weigh sharing: three percentiles (p50, p90, p99) of one column
  * from three heaps, against one sorted array asked three times, and what
