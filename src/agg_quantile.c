@@ -1650,9 +1650,8 @@ quantile_move(struct agg *agg, const struct agg_move *m)
 		if (m->evict == NULL)
 			return m->index != NULL ? quantile_move_rows_indexed(agg, m) :
 			    quantile_move_rows(agg, m);
-		if (m->evict != NULL)
-			return m->index != NULL ? quantile_move_by_time_indexed(agg, m) :
-			    quantile_move_by_time_plain(agg, m);
+		return m->index != NULL ? quantile_move_by_time_indexed(agg, m) :
+		    quantile_move_by_time_plain(agg, m);
 	}
 	for (j = 0; j < m->n; j++) {
 		size_t r = m->index != NULL ? m->index[j] : j;
