@@ -23,7 +23,8 @@
  * NaN compares false, so a step to or from a NaN is NaN (a reset to NaN, or NaN - x),
  * and the rate is NaN while the window holds one.
  *
- * Memory per slot: 24 bytes for first, last and delta, 48 for rate.  A cumulative
+ * Memory per slot: 24 bytes for first, last and delta, 40 for rate (48 with -m above
+ * 2).  A cumulative
  * window (@all) keeps one aggregate (monoid.h).
  */
 #include <math.h>
@@ -111,28 +112,61 @@ delta_finalize(const void *agg, const struct agg_params *params, struct agg_resu
 	ends_result(e, params, e->last - e->first, r);
 }
 
-/* rate: the ends with their timestamps, and the increase between them. */
+/*
+ * rate: the ends with their timestamps, and the increase between them: 40 bytes a
+ * slot.  It needs no count of its numbers: one number has no time between its ends,
+ * so the finalize's test of the times also says "fewer than two", and no aggregate
+ * holding a number has first_time > last_time (timestamps never go back, swag(1),
+ * TIMESTAMPS), which marks the empty one.  Only -m above 2 needs the count:
+ * rate_counted_agg, 48 bytes (rate_create).
+ */
 struct rate_agg {
 	double first, last;
-	int64_t first_time, last_time;	/* nanoseconds */
+	int64_t first_time, last_time;	/* nanoseconds; first > last when empty */
 	double increase;		/* from first to last, resets counted */
+};
+
+_Static_assert(sizeof(struct rate_agg) == 40, "rate takes 40 bytes a slot");
+
+/* rate with its count of numbers, for -m above 2. */
+struct rate_counted_agg {
+	struct rate_agg ends;
 	uint64_t n;
 };
 
-_Static_assert(sizeof(struct rate_agg) == 48, "rate takes 48 bytes a slot");
+_Static_assert(sizeof(struct rate_counted_agg) == 48,
+    "rate with -m above 2 takes 48 bytes a slot");
 
 /* The aggregate of no number. */
 TWOSTACK_INLINE void
 rate_empty(void *agg)
 {
-	*(struct rate_agg *)agg = (struct rate_agg){ 0.0, 0.0, 0, 0, 0.0, 0 };
+	*(struct rate_agg *)agg = (struct rate_agg){ 0.0, 0.0, INT64_MAX, INT64_MIN, 0.0 };
+}
+
+TWOSTACK_INLINE void
+rate_counted_empty(void *agg)
+{
+	struct rate_counted_agg *c = agg;
+
+	rate_empty(&c->ends);
+	c->n = 0;
 }
 
 /* The aggregate of the number x alone, at time (nanoseconds). */
 TWOSTACK_INLINE void
 rate_unit_at(void *agg, double x, int64_t time)
 {
-	*(struct rate_agg *)agg = (struct rate_agg){ x, x, time, time, 0.0, 1 };
+	*(struct rate_agg *)agg = (struct rate_agg){ x, x, time, time, 0.0 };
+}
+
+TWOSTACK_INLINE void
+rate_counted_unit_at(void *agg, double x, int64_t time)
+{
+	struct rate_counted_agg *c = agg;
+
+	rate_unit_at(&c->ends, x, time);
+	c->n = 1;
 }
 
 /* A counter's increase from prev to x: x - prev, or x after a reset (x < prev). */
@@ -149,24 +183,36 @@ rate_combine(void *out, const void *older, const void *newer)
 	struct rate_agg a = *(const struct rate_agg *)older, b = *(const struct rate_agg *)newer;
 	struct rate_agg *r = out;
 
-	if (a.n == 0 || b.n == 0) {
-		*r = a.n != 0 ? a : b;
+	if (a.first_time > a.last_time || b.first_time > b.last_time) {
+		*r = a.first_time <= a.last_time ? a : b;
 		return;
 	}
 	*r = (struct rate_agg){ a.first, b.last, a.first_time, b.last_time,
-	    a.increase + rate_step(a.last, b.first) + b.increase, a.n + b.n };
+	    a.increase + rate_step(a.last, b.first) + b.increase };
+}
+
+TWOSTACK_INLINE void
+rate_counted_combine(void *out, const void *older, const void *newer)
+{
+	const struct rate_counted_agg *a = older, *b = newer;
+	struct rate_counted_agg *r = out;
+	uint64_t n = a->n + b->n;
+
+	rate_combine(&r->ends, &a->ends, &b->ends);
+	r->n = n;
 }
 
 /*
  * The increase over the seconds between the first and the last number: null with
- * fewer than two numbers (or -m's count), or no time between them.
+ * fewer than two numbers, or no time between them (for -m up to 2, all it says).
  */
 TWOSTACK_INLINE void
 rate_finalize(const void *agg, const struct agg_params *params, struct agg_result *r)
 {
 	const struct rate_agg *e = agg;
 
-	if (e->n < 2 || e->n < params->min_count || e->last_time <= e->first_time) {
+	(void)params;
+	if (e->last_time <= e->first_time) {
 		r->kind = AGG_RESULT_NULL;
 		return;
 	}
@@ -174,6 +220,20 @@ rate_finalize(const void *agg, const struct agg_params *params, struct agg_resul
 	/* Timestamps never go back, and their difference fits in 64 bits unsigned. */
 	r->number = e->increase /
 	    ((double)((uint64_t)e->last_time - (uint64_t)e->first_time) / 1e9);
+}
+
+/* rate_finalize, and null below -m's count. */
+TWOSTACK_INLINE void
+rate_counted_finalize(const void *agg, const struct agg_params *params,
+    struct agg_result *r)
+{
+	const struct rate_counted_agg *c = agg;
+
+	if (c->n < params->min_count) {
+		r->kind = AGG_RESULT_NULL;
+		return;
+	}
+	rate_finalize(&c->ends, params, r);
 }
 
 static const struct monoid first_monoid = {
@@ -189,8 +249,37 @@ static const struct monoid rate_monoid = {
 	{ sizeof(struct rate_agg), rate_empty, rate_combine }, NULL, rate_unit_at,
 	rate_finalize
 };
+static const struct monoid rate_counted_monoid = {
+	{ sizeof(struct rate_counted_agg), rate_counted_empty, rate_counted_combine }, NULL,
+	rate_counted_unit_at, rate_counted_finalize
+};
 
 MONOID_KIND(first, AGG_INPUT_NUMBER);
 MONOID_KIND(last, AGG_INPUT_NUMBER);
 MONOID_KIND(delta, AGG_INPUT_NUMBER);
-MONOID_KIND(rate, AGG_INPUT_NUMBER);
+MONOID_KIND_OPS(rate, AGG_INPUT_NUMBER)
+MONOID_KIND_OPS(rate_counted, AGG_INPUT_NUMBER)
+
+static struct agg *rate_create(const struct agg_kind *kind, const struct agg_params *params);
+
+/* The windows of rate with -m above 2 (rate_create), called rate too. */
+static const struct agg_kind agg_rate_counted = {
+	"rate", AGG_INPUT_NUMBER, rate_create, monoid_destroy, rate_counted_move, false
+};
+
+/*
+ * rate's windows: rate_monoid's, or rate_counted_monoid's when -m asks for more than
+ * the two numbers rate needs.
+ */
+static struct agg *
+rate_create(const struct agg_kind *kind, const struct agg_params *params)
+{
+	(void)kind;
+	if (params->min_count > 2)
+		return monoid_create(&agg_rate_counted, params, &rate_counted_monoid);
+	return monoid_create(&agg_rate, params, &rate_monoid);
+}
+
+const struct agg_kind agg_rate = {
+	"rate", AGG_INPUT_NUMBER, rate_create, monoid_destroy, rate_move, false
+};

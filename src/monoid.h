@@ -505,7 +505,9 @@ monoid_run(struct agg *agg, uint64_t rows, const agg_index *index, const uint32_
  * agg_move_steps_run over the shared window code and its run (monoid_run), handed a
  * constant table, so that each aggregate gets its own inlined copy of the engine, and
  * a second copy for the cumulative window (one test a move, not a record).
- * MONOID_KIND(NAME, INPUT) defines agg_NAME.
+ * MONOID_KIND(NAME, INPUT) defines agg_NAME.  MONOID_KIND_OPS(NAME, INPUT) defines
+ * all but the kind and its create(), NAME_move among them, for a kind whose create()
+ * chooses between monoids (agg_ends.c's rate); it takes no semicolon after it.
  */
 #define MONOID_KIND(NAME, INPUT) MONOID_KIND_AS(NAME, agg_##NAME, INPUT)
 #define MONOID_KIND_AS(NAME, KIND, INPUT)					\
@@ -514,6 +516,11 @@ monoid_run(struct agg *agg, uint64_t rows, const agg_index *index, const uint32_
 	{									\
 		return monoid_create(kind, params, &NAME##_monoid);		\
 	}									\
+	MONOID_KIND_OPS(NAME, INPUT)						\
+	const struct agg_kind KIND = {						\
+		#NAME, INPUT, NAME##_create, monoid_destroy, NAME##_move, false	\
+	}
+#define MONOID_KIND_OPS(NAME, INPUT)						\
 	TWOSTACK_INLINE int							\
 	NAME##_push(struct agg *agg, const struct agg_value *value, int64_t time) \
 	{									\
@@ -563,9 +570,6 @@ monoid_run(struct agg *agg, uint64_t rows, const agg_index *index, const uint32_
 			    agg_pop_none, NAME##_push_all, NAME##_result_all); \
 		return agg_move_steps_run(agg, move, monoid_size, NAME##_pop,	\
 		    NAME##_push, NAME##_result, NAME##_run, MONOID_RUN_ROWS);	\
-	}									\
-	const struct agg_kind KIND = {						\
-		#NAME, INPUT, NAME##_create, monoid_destroy, NAME##_move, false	\
 	}
 
 #endif /* SWAG_MONOID_H */

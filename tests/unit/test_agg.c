@@ -473,6 +473,38 @@ Test(agg, ends_min_count)
 {
 	random_sequences(&agg_first, 3, 25);
 	random_sequences(&agg_rate, 5, 28);
+	/* rate's two windows (agg_ends.c): without its count up to -m 2, with it from 3. */
+	random_sequences(&agg_rate, 2, 29);
+	random_sequences(&agg_rate, 3, 30);
+}
+
+/*
+ * rate's slot (swag(1), PERFORMANCE): 40 bytes without its count of numbers, which
+ * only -m above 2 needs, 48 with it.  Read off the ring once its slots are mapped,
+ * when their bytes are exactly cap slots.
+ */
+Test(agg, rate_slot_bytes)
+{
+	static const struct { uint64_t min_count; size_t bytes; } cases[] = {
+		{ 1, 40 }, { 2, 40 }, { 3, 48 }, { 1000, 48 } };
+
+	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		struct agg_params params = { .min_count = cases[c].min_count };
+		struct agg *agg = agg_rate.create(&agg_rate, &params);
+		const struct ring *ring = &((struct monoid_window *)agg)->stack.ring;
+		struct agg_value v = { .has_text = true, .has_number = true };
+
+		cr_assert_not_null(agg);
+		for (int64_t i = 0; i < 100000 && ring->mapped == 0; i++) {
+			v.number = (double)i;
+			cr_assert_eq(agg_step_push_at(agg, &v, i * 1000000000), 0);
+		}
+		cr_assert_neq(ring->mapped, 0);
+		cr_assert_eq(ring->mapped, ring->cap * cases[c].bytes,
+		    "-m %" PRIu64 ": %zu bytes for %" PRIu64 " slots", cases[c].min_count,
+		    ring->mapped, ring->cap);
+		agg->kind->destroy(agg);
+	}
 }
 Test(agg, stddev_random) { random_sequences(&agg_stddev, 1, 7); }
 Test(agg, min_count_random)
