@@ -7,7 +7,7 @@
  * are read whole.
  *
  * The READER_PAD bytes after every line handed out are readable too (what they hold is
- * unspecified), so that a scanner may load a word, or 16 bytes, at any position of a
+ * unspecified), so that a scanner may load a word, or 32 bytes, at any position of a
  * line.
  *
  * Input that starts with gzip's magic bytes (1f 8b) is inflated through zlib as it

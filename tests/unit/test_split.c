@@ -1,7 +1,7 @@
 /*
  * test_split.c: blank-separated lines split into fields (src/split.h): the SSE2
  * splitter and the portable one against a naive byte loop, over random runs of lines
- * whose fields, blanks, CRs and lengths cross every 16-byte boundary.
+ * whose fields, blanks, CRs and lengths cross every 16- and 32-byte boundary.
  */
 #include <criterion/criterion.h>
 #include <stdint.h>
@@ -138,6 +138,16 @@ Test(split, examples)
 		{ " 1700000000.000  web-06\t37.922 ", 3, { "1700000000.000", "web-06", "37.922" } },
 		{ "a_field_of_exactly_sixteen_bytes_", 1, { "a_field_of_exactly_sixteen_bytes_" } },
 		{ "0123456789abcdef 0123456789abcdef", 2, { "0123456789abcdef", "0123456789abcdef" } },
+		/* The SSE2 splitter's 32-byte chunks: fields and CRs at their edges. */
+		{ "a_field_of_exactly_thirty-two_b", 1, { "a_field_of_exactly_thirty-two_b" } },
+		{ "a_field_of_exactly_thirty-two_by", 1, { "a_field_of_exactly_thirty-two_by" } },
+		{ "a_field_of_exactly_thirty-two_byt", 1, { "a_field_of_exactly_thirty-two_byt" } },
+		{ "0123456789abcdef0123456789abcde\r", 1, { "0123456789abcdef0123456789abcde" } },
+		{ "0123456789abcdef0123456789abcdef\r", 1, { "0123456789abcdef0123456789abcdef" } },
+		{ "0123456789abcdef0123456789abcde \r", 1, { "0123456789abcdef0123456789abcde" } },
+		{ "0123456789abcdef0123456789abcd x\r", 2, { "0123456789abcdef0123456789abcd", "x" } },
+		{ "x 0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef y", 3,
+		    { "x", "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef", "y" } },
 	};
 	char buf[256];
 
