@@ -143,6 +143,7 @@ on_record_end(int c, void *context)
 	record.raw = NULL;
 	record.raw_len = 0;
 	record.in_input = false;
+	record.trimmed = false;	/* a quoted field keeps its blanks */
 	r->span_count = 0;
 	r->arena_len = 0;
 	if (r->options.on_record(r->options.context, &record) != 0)
@@ -296,6 +297,7 @@ split_record(struct csvread *r, const char *bytes, size_t len, size_t *piece)
 	record.raw = NULL;
 	record.raw_len = 0;
 	record.in_input = true;
+	record.trimmed = true;
 	if (r->options.on_record(r->options.context, &record) != 0) {
 		r->stopped = true;
 		return CSVREAD_STOPPED;

@@ -345,17 +345,6 @@ pipeline_problem(struct pipeline *p, enum problem_kind kind, uint64_t line, size
 	return true;
 }
 
-/* Returns text[0..n) without its surrounding blanks, its length in *len. */
-static const char *
-trimmed_text(const char *text, size_t n, size_t *len)
-{
-	const char *end = text + n;
-
-	trim_blanks(&text, &end);
-	*len = (size_t)(end - text);
-	return text;
-}
-
 /*
  * Points v at the field's text without surrounding blanks (a quoted CSV field keeps
  * them; a value is identified without).  Returns false when the field is missing:
@@ -371,7 +360,11 @@ field_value(const struct pipeline *p, const struct field *field, struct agg_valu
 		v->text = field->text;
 		v->text_len = field->len;
 	} else {
-		v->text = trimmed_text(field->text, field->len, &v->text_len);
+		const char *text = field->text, *stop = text + field->len;
+
+		trim_blanks(&text, &stop);
+		v->text = text;
+		v->text_len = (size_t)(stop - text);
 	}
 	return v->text_len > 0 && !is_na(p->na_lengths, config, v->text, v->text_len);
 }
@@ -741,11 +734,11 @@ pipeline_group(struct pipeline *p, const struct record *record, size_t column,
 	if (column <= count) {
 		key = record->fields[column - 1].text;
 		len = record->fields[column - 1].len;
-		if (trim) {
-			size_t trimmed;
+		if (trim && !record->trimmed) {
+			const char *stop = key + len;
 
-			key = trimmed_text(key, len, &trimmed);
-			len = trimmed;
+			trim_blanks(&key, &stop);
+			len = (size_t)(stop - key);
 		}
 	}
 	if (__builtin_expect((g = keytable_find(p->groups, key, len)) != NULL, 1))
@@ -826,8 +819,12 @@ stage_values_of(struct pipeline *p, size_t n, size_t column_count, bool from_end
 				number = count + 1 - number;
 			text = fields[number - 1].text;
 			len = fields[number - 1].len;
-			if (trim)
-				text = trimmed_text(text, len, &len);
+			if (trim && !b->rec[k].trimmed) {
+				const char *stop = text + len;
+
+				trim_blanks(&text, &stop);
+				len = (size_t)(stop - text);
+			}
 			v->text = text;
 			v->text_len = len;
 			if (len == 0 || is_na(na_lengths, config, text, len))
@@ -917,12 +914,14 @@ stage_times_of(struct pipeline *p, size_t n, bool trim, bool check_na)
 
 		if (column <= record->field_count) {
 			const char *text = record->fields[column - 1].text;
-			size_t len = record->fields[column - 1].len, trimmed;
+			size_t len = record->fields[column - 1].len;
 			int64_t t;
 
-			if (trim) {
-				text = trimmed_text(text, len, &trimmed);
-				len = trimmed;
+			if (trim && !record->trimmed) {
+				const char *stop = text + len;
+
+				trim_blanks(&text, &stop);
+				len = (size_t)(stop - text);
 			}
 			/* An empty text is no epoch's: the reader refuses it unread. */
 			if (!(check_na && is_na(na_lengths, config, text, len)) &&
@@ -2423,7 +2422,7 @@ pipeline_init(struct pipeline *p, const struct pipeline_config *config)
 	for (size_t i = 0; i < n; i++)
 		b->spec_results[i] = b->results + i * BATCH_MAX;
 	for (size_t k = 0; k < BATCH_MAX; k++)
-		b->rec[k].in_input = true;
+		b->rec[k].in_input = b->rec[k].trimmed = true;
 	if (config->has_group) {
 		if ((p->groups = keytable_create(config->hash_seed)) == NULL ||
 		    (b->lists = mem_realloc(NULL, BATCH_MAX * sizeof(*b->lists))) == NULL)

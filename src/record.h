@@ -21,6 +21,11 @@ struct record {
 	const char *raw;	/* whitespace input: the line as it came, for -a */
 	size_t raw_len;
 	bool in_input;		/* the fields point into the input bytes, and live as long */
+	/*
+	 * No field has blanks around it: split at blanks, or a delimited line split
+	 * without libcsv (split.h trims as libcsv trims), so that nothing trims again.
+	 */
+	bool trimmed;
 };
 
 #endif /* SWAG_RECORD_H */
