@@ -39,6 +39,7 @@ struct csvread {
 	size_t arena_len, arena_cap;
 	struct field *fields;		/* handed to on_record */
 	size_t field_cap;
+	size_t split_keep;		/* split_delimited's keep: keep_fields, or all */
 	uint64_t line;			/* the physical line of the next byte */
 	uint64_t record_line;		/* where the current record started */
 	bool at_line_start;
@@ -159,6 +160,7 @@ csvread_create(const struct csvread_options *options)
 		return NULL;
 	memset(r, 0, sizeof(*r));
 	r->options = *options;
+	r->split_keep = options->keep_all ? (size_t)-1 : options->keep_fields;
 	if (csv_init(&r->parser, (unsigned char)(CSV_REPALL_NL |
 	    (options->strict ? CSV_STRICT : 0))) != 0) {
 		mem_free(r);
@@ -196,6 +198,7 @@ csvread_keep(struct csvread *r, size_t keep_fields, bool keep_all, uint64_t skip
 	r->options.keep_fields = keep_fields;
 	r->options.keep_all = keep_all;
 	r->options.skip_fields = skip_fields;
+	r->split_keep = keep_all ? (size_t)-1 : keep_fields;
 }
 
 uint64_t
@@ -258,8 +261,8 @@ parse_piece(struct csvread *r, const char *bytes, size_t len)
 static int
 split_record(struct csvread *r, const char *bytes, size_t len, size_t *piece)
 {
-	const char *lf, *end, *s = bytes;
-	size_t keep = r->options.keep_all ? (size_t)-1 : r->options.keep_fields, n;
+	const char *lf, *end, *s;
+	size_t keep = r->split_keep, n;
 	struct record record;
 
 	/*
@@ -275,22 +278,28 @@ split_record(struct csvread *r, const char *bytes, size_t len, size_t *piece)
 	if (lf == NULL)
 		return -1;
 	*piece = (size_t)(lf - bytes) + 1;
-	end = lf > bytes && lf[-1] == '\r' ? lf - 1 : lf;
 	r->record_line = r->line;
 	r->event_line = r->line;
 	r->event_was_line_end = true;
-	/* A comment line, with -C, is skipped: '#' after blanks, the delimiter or not. */
-	if (r->options.skip_comments) {
-		while (s < end && is_blank(*s))
+	/*
+	 * A line of one field, which may be all blanks: a comment, with -C, is skipped
+	 * ('#' after blanks, the delimiter or not), and a line of nothing but the blanks
+	 * libcsv trims is no record.  (A line with a delimiter is neither: a comment's
+	 * '#' is its first byte after blanks, and a delimiter splits it into fields.)
+	 */
+	if (n == 1 || r->options.skip_comments) {
+		end = lf > bytes && lf[-1] == '\r' ? lf - 1 : lf;
+		if (r->options.skip_comments) {
+			for (s = bytes; s < end && is_blank(*s);)
+				s++;
+			if (s < end && *s == '#')
+				return CSVREAD_OK;
+		}
+		for (s = bytes; s < end && split_is_trimmed(*s, r->options.delimiter);)
 			s++;
-		if (s < end && *s == '#')
+		if (s == end)
 			return CSVREAD_OK;
 	}
-	/* A line of nothing but the blanks libcsv trims is no record. */
-	for (s = bytes; s < end && split_is_trimmed(*s, r->options.delimiter);)
-		s++;
-	if (s == end)
-		return CSVREAD_OK;
 	record.fields = r->fields;
 	record.field_count = n;
 	record.line = r->line;
