@@ -24,8 +24,7 @@
  * and the rate is NaN while the window holds one.
  *
  * Memory per slot: 24 bytes for first, last and delta, 40 for rate (48 with -m above
- * 2).  A cumulative
- * window (@all) keeps one aggregate (monoid.h).
+ * 2).  A cumulative window (@all) keeps one aggregate (monoid.h).
  */
 #include <math.h>
 #include <stdbool.h>
@@ -144,6 +143,7 @@ rate_empty(void *agg)
 	*(struct rate_agg *)agg = (struct rate_agg){ 0.0, 0.0, INT64_MAX, INT64_MIN, 0.0 };
 }
 
+/* The same, with its count of numbers (rate_counted_agg). */
 TWOSTACK_INLINE void
 rate_counted_empty(void *agg)
 {
@@ -160,6 +160,7 @@ rate_unit_at(void *agg, double x, int64_t time)
 	*(struct rate_agg *)agg = (struct rate_agg){ x, x, time, time, 0.0 };
 }
 
+/* The same, with its count of numbers. */
 TWOSTACK_INLINE void
 rate_counted_unit_at(void *agg, double x, int64_t time)
 {
@@ -191,6 +192,7 @@ rate_combine(void *out, const void *older, const void *newer)
 	    a.increase + rate_step(a.last, b.first) + b.increase };
 }
 
+/* The same, with its count of numbers. */
 TWOSTACK_INLINE void
 rate_counted_combine(void *out, const void *older, const void *newer)
 {

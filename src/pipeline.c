@@ -720,7 +720,8 @@ group_new(struct pipeline *p, const char *key, size_t len)
  * field's exact text (without surrounding blanks); a missing field is the empty key.
  * column and from_end are -g's field (p->group_column and p->group_from_end), trim
  * whether fields are trimmed (delimited input: a field split at blanks has none
- * around it), in the caller's registers.  Returns NULL when memory is short.
+ * around it; a record's already trimmed, record.trimmed, are not again), in the
+ * caller's registers.  Returns NULL when memory is short.
  */
 static inline __attribute__((always_inline)) struct group *
 pipeline_group(struct pipeline *p, const struct record *record, size_t column,
@@ -769,8 +770,9 @@ pipeline_reclaim(struct pipeline *p)
 /*
  * The values stage: turns the fields of records [0, n) into the value of every column
  * read, trimming the blanks around each when trim says (delimited input: a field split
- * at blanks has none around it).  Returns n, or the record at which --strict stops the
- * run.
+ * at blanks has none around it) and its record's fields are not trimmed already (a
+ * record from libcsv, record.trimmed).  Returns n, or the record at which --strict
+ * stops the run.
  */
 PIPELINE_HOT size_t
 stage_values_of(struct pipeline *p, size_t n, size_t column_count, bool from_end,
@@ -882,7 +884,8 @@ read_time_slowly(struct pipeline *p, const struct record *record)
  * timestamp_read_epoch_words reads, not older than the newest) is read in a loop that
  * keeps the newest and what the reader keeps of the last epoch (its first 8 bytes, its
  * shape) in locals, every other record going to pipeline_read_time out of line; trim
- * is a constant, whether fields are trimmed (delimited input), and check_na, whether
+ * is a constant, whether fields are trimmed (delimited input, but the records whose
+ * fields are already: record.trimmed), and check_na, whether
  * a missing text (--na) may have an epoch's length.  An epoch of the last one's shape
  * and first 8 bytes costs the stage 49 instructions (callgrind, -t 1 -w 10s avg:2);
  * other forms keep pipeline_read_time for every record, as they would pay the loop's
