@@ -114,14 +114,17 @@ delta_finalize(const void *agg, const struct agg_params *params, struct agg_resu
 /*
  * rate: the ends with their timestamps, and the increase between them: 40 bytes a
  * slot.  It needs no count of its numbers: one number has no time between its ends,
- * so the finalize's test of the times also says "fewer than two", and no aggregate
- * holding a number has first_time > last_time (timestamps never go back, swag(1),
- * TIMESTAMPS), which marks the empty one.  Only -m above 2 needs the count:
- * rate_counted_agg, 48 bytes (rate_create).
+ * so the finalize's test of the times also says "fewer than two".  The empty
+ * aggregate has first_time INT64_MAX and last_time INT64_MIN, which no aggregate
+ * holding a number has: its first number would be at the last instant there is and
+ * its last at the first, where timestamps never go back (swag(1), TIMESTAMPS).  The
+ * test is of both, so that a window whose times do go back (the kind's tests give
+ * some moves none, time 0) combines as it did with a count.  Only -m above 2 needs the
+ * count: rate_counted_agg, 48 bytes (rate_create).
  */
 struct rate_agg {
 	double first, last;
-	int64_t first_time, last_time;	/* nanoseconds; first > last when empty */
+	int64_t first_time, last_time;	/* nanoseconds; see rate_is_empty */
 	double increase;		/* from first to last, resets counted */
 };
 
@@ -170,6 +173,13 @@ rate_counted_unit_at(void *agg, double x, int64_t time)
 	c->n = 1;
 }
 
+/* Whether a holds no number (see struct rate_agg). */
+TWOSTACK_INLINE bool
+rate_is_empty(const struct rate_agg *a)
+{
+	return a->first_time == INT64_MAX && a->last_time == INT64_MIN;
+}
+
 /* A counter's increase from prev to x: x - prev, or x after a reset (x < prev). */
 TWOSTACK_INLINE double
 rate_step(double prev, double x)
@@ -184,8 +194,8 @@ rate_combine(void *out, const void *older, const void *newer)
 	struct rate_agg a = *(const struct rate_agg *)older, b = *(const struct rate_agg *)newer;
 	struct rate_agg *r = out;
 
-	if (a.first_time > a.last_time || b.first_time > b.last_time) {
-		*r = a.first_time <= a.last_time ? a : b;
+	if (rate_is_empty(&a) || rate_is_empty(&b)) {
+		*r = rate_is_empty(&a) ? b : a;
 		return;
 	}
 	*r = (struct rate_agg){ a.first, b.last, a.first_time, b.last_time,
@@ -262,13 +272,6 @@ MONOID_KIND(delta, AGG_INPUT_NUMBER);
 MONOID_KIND_OPS(rate, AGG_INPUT_NUMBER)
 MONOID_KIND_OPS(rate_counted, AGG_INPUT_NUMBER)
 
-static struct agg *rate_create(const struct agg_kind *kind, const struct agg_params *params);
-
-/* The windows of rate with -m above 2 (rate_create), called rate too. */
-static const struct agg_kind agg_rate_counted = {
-	"rate", AGG_INPUT_NUMBER, rate_create, monoid_destroy, rate_counted_move, false
-};
-
 /*
  * rate's windows: rate_monoid's, or rate_counted_monoid's when -m asks for more than
  * the two numbers rate needs.
@@ -276,12 +279,20 @@ static const struct agg_kind agg_rate_counted = {
 static struct agg *
 rate_create(const struct agg_kind *kind, const struct agg_params *params)
 {
-	(void)kind;
 	if (params->min_count > 2)
-		return monoid_create(&agg_rate_counted, params, &rate_counted_monoid);
-	return monoid_create(&agg_rate, params, &rate_monoid);
+		return monoid_create(kind, params, &rate_counted_monoid);
+	return monoid_create(kind, params, &rate_monoid);
+}
+
+/* The move of the monoid that rate_create chose, by the same test (once a move). */
+static size_t
+rate_either_move(struct agg *agg, const struct agg_move *move)
+{
+	if (agg->params.min_count > 2)
+		return rate_counted_move(agg, move);
+	return rate_move(agg, move);
 }
 
 const struct agg_kind agg_rate = {
-	"rate", AGG_INPUT_NUMBER, rate_create, monoid_destroy, rate_move, false
+	"rate", AGG_INPUT_NUMBER, rate_create, monoid_destroy, rate_either_move, false
 };
