@@ -119,8 +119,8 @@ delta_finalize(const void *agg, const struct agg_params *params, struct agg_resu
  * holding a number has: its first number would be at the last instant there is and
  * its last at the first, where timestamps never go back (swag(1), TIMESTAMPS).  The
  * test is of both, so that a window whose times do go back (the kind's tests give
- * some moves none, time 0) combines as it did with a count.  Only -m above 2 needs the
- * count: rate_counted_agg, 48 bytes (rate_create).
+ * some moves none, time 0) still tells its empty aggregates apart.  Only -m above 2
+ * needs the count: rate_counted_agg, 48 bytes (rate_create).
  */
 struct rate_agg {
 	double first, last;
