@@ -39,13 +39,16 @@
  * POOL_SLACK + 2 items.  A heap's prefix is itself a heap, so when the excess grows
  * the ordered part shrinks at no cost, and an item ordered again later while its
  * ancestors stayed costs one comparison.  A step (one pop, one push, one result)
- * thus makes at most 12 log2(d) + 2 comparisons for d distinct values: a pop's
- * sift costs at most 1 + 2 log2 d, a push's at most 1 + 3 log2 d (an item moved
- * from pool to heap), and each item ordered at most log2 d; the POOL_SLACK + 2 are
- * ordered only after a pop that moved an item to the pool and a push of a new
- * value, whose sifts cost 1 + 2 log2 d between them, and a push that sifts more
- * lowers what must be ordered (test_mode checks the bound over adversarial
- * streams).  A time window's step adds as much for each further record it
+ * thus makes at most 12 log2(d) + 7 comparisons for d distinct values: a pop's
+ * sift costs at most 5 + 2 log2 d (the heap has four children a node, see arity:
+ * at most four comparisons on each of its log2(d) / 2 + 1 levels), a push's at most
+ * 2 + 3 log2 d (an item moved from pool to heap: the pool's binary sift, then one
+ * comparison a level up the heap), and each item ordered at most log2 d; the
+ * POOL_SLACK + 2 are ordered only after a pop that moved an item to the pool and a
+ * push of a new value, whose sifts cost 5 + 2 log2 d between them, and a push that
+ * sifts more lowers what must be ordered (test_mode checks the bound over
+ * adversarial streams; a sift down's test of the children's counts, at most four
+ * loads before any comparison, comes on top).  A time window's step adds as much for each further record it
  * evicts.  Ordering the whole pool in one step instead, when a result is wanted
  * from an empty heap, would cost O(d): at -w 1000000 over 0, 0, 1, 2, ... (make
  * bench's latency input) the record at which 0 is left once would take 20 to 34 ms
@@ -126,6 +129,7 @@
 #include "ring.h"
 
 enum {
+	HEAP_ARITY = 4,		/* children of a heap node (the pool's: 2): see arity */
 	SHORT_TEXT_MAX = 16,	/* texts up to this long live inside the entry: an IPv4 fits */
 	LONG_TEXT_KEEP = 256,	/* a freed entry keeps a buffer up to this size for reuse */
 	ENTRY_MIN = 8,
@@ -389,6 +393,22 @@ pool_where(const struct mode_window *w)
 }
 
 /*
+ * The children of a node where says.  Four in the heap, whose sifts past the caches
+ * wait on a load a level, and four children are 96 bytes, two or three cache lines:
+ * -w 100000 mode over make bench's IPv4 strings (2 million) 257 to 235 ms.  Eight
+ * took 224 ms, but a dominant value's root then tests eight counts on most steps:
+ * 82 to 86 ms over 2 million strings nine in ten of them one value.  Two in the pool,
+ * whose sifts up order it a few items a step and stay in the caches: four there made
+ * -w 10 mode 200 to 183 ms, but the step bound at the top would grow by a comparison
+ * for each item ordered.
+ */
+static inline __attribute__((always_inline)) size_t
+arity(int where)
+{
+	return where == IN_HEAP ? HEAP_ARITY : 2;
+}
+
+/*
  * Returns the item at position of the heap or the pool, as where says.  Forced
  * inline, as are the sifts below, so that each caller gets a copy for its own array
  * with the direction folded in, and the pool's paths that sift (pool_order,
@@ -425,38 +445,53 @@ sift_up(struct mode_window *w, int where, size_t position)
 	struct mode_heap_item moving;
 
 	if (position == 0 || !heap_before(w, item_at(w, where, position),
-	    item_at(w, where, (position - 1) / 2)))
+	    item_at(w, where, (position - 1) / arity(where))))
 		return;
 	moving = *item_at(w, where, position);
 	do {
-		size_t parent = (position - 1) / 2;
+		size_t parent = (position - 1) / arity(where);
 
 		item_place(w, where, position, item_at(w, where, parent));
 		position = parent;
-	} while (position > 0 && heap_before(w, &moving, item_at(w, where, (position - 1) / 2)));
+	} while (position > 0 && heap_before(w, &moving, item_at(w, where, (position - 1) / arity(where))));
 	item_place(w, where, position, &moving);
 }
 
-/* Moves the item at position of the heap or the pool towards the leaves until it comes before its children. */
+/*
+ * Moves the item at position of the heap or the pool towards the leaves until it
+ * comes before its children.  Most sifts stop at once, the item still counted more
+ * than each child (a dominant value at the root); only a child counted as often can
+ * come before it, so that case is told by the counts alone, before the children are
+ * compared with each other.
+ */
 static inline __attribute__((always_inline)) void
 sift_down(struct mode_window *w, int where, size_t position)
 {
-	size_t size = where != IN_HEAP ? w->pool_heap : w->heap_size;
+	size_t size = where != IN_HEAP ? w->pool_heap : w->heap_size, k = arity(where);
 	struct mode_heap_item moving = *item_at(w, where, position);
-	size_t start = position;
+	size_t start = position, first = k * position + 1, end, c;
 
+	if (first >= size)
+		return;
+	end = first + k < size ? first + k : size;
+	for (c = first; c < end && item_at(w, where, c)->count < moving.count; c++)
+		;
+	if (c == end)
+		return;
 	for (;;) {
-		size_t child = 2 * position + 1;
+		size_t child = first;
 
-		if (child >= size)
-			break;
-		if (child + 1 < size &&
-		    heap_before(w, item_at(w, where, child + 1), item_at(w, where, child)))
-			child++;
+		end = first + k < size ? first + k : size;
+		for (c = first + 1; c < end; c++)
+			if (heap_before(w, item_at(w, where, c), item_at(w, where, child)))
+				child = c;
 		if (!heap_before(w, item_at(w, where, child), &moving))
 			break;
 		item_place(w, where, position, item_at(w, where, child));
 		position = child;
+		first = k * position + 1;
+		if (first >= size)
+			break;
 	}
 	if (position != start)
 		item_place(w, where, position, &moving);
@@ -476,7 +511,7 @@ item_remove(struct mode_window *w, int where, size_t position)
 		return;
 	item_place(w, where, position, item_at(w, where, last));
 	if (position > 0 && heap_before(w, item_at(w, where, position),
-	    item_at(w, where, (position - 1) / 2)))
+	    item_at(w, where, (position - 1) / arity(where))))
 		sift_up(w, where, position);
 	else
 		sift_down(w, where, position);
