@@ -48,11 +48,11 @@
  * push of a new value, whose sifts cost 5 + 2 log2 d between them, and a push that
  * sifts more lowers what must be ordered (test_mode checks the bound over
  * adversarial streams; a sift down's test of the children's counts, at most four
- * loads before any comparison, comes on top).  A time window's step adds as much for each further record it
- * evicts.  Ordering the whole pool in one step instead, when a result is wanted
- * from an empty heap, would cost O(d): at -w 1000000 over 0, 0, 1, 2, ... (make
- * bench's latency input) the record at which 0 is left once would take 20 to 34 ms
- * through a pipe, where it takes 0.16 ms.
+ * loads before any comparison, comes on top).  A time window's step adds as much
+ * for each further record it evicts.  Ordering the whole pool in one step instead,
+ * when a result is wanted from an empty heap, would cost O(d): at -w 1000000 over
+ * 0, 0, 1, 2, ... (make bench's latency input) the record at which 0 is left once
+ * would take 20 to 34 ms through a pipe, where it takes 0.16 ms.
  * POOL_SLACK is 8 because on the IPv4 Zipf bench the pool holds 4.2 items per
  * excess value at window 1,000 (0.44 at 100,000; never more than 8 at any step of
  * either), so that nothing there is ordered: a pool always ordered costs a sift
@@ -453,7 +453,8 @@ sift_up(struct mode_window *w, int where, size_t position)
 
 		item_place(w, where, position, item_at(w, where, parent));
 		position = parent;
-	} while (position > 0 && heap_before(w, &moving, item_at(w, where, (position - 1) / arity(where))));
+	} while (position > 0 &&
+	    heap_before(w, &moving, item_at(w, where, (position - 1) / arity(where))));
 	item_place(w, where, position, &moving);
 }
 
