@@ -395,12 +395,12 @@ pool_where(const struct mode_window *w)
 /*
  * The children of a node where says.  Four in the heap, whose sifts past the caches
  * wait on a load a level, and four children are 96 bytes, two or three cache lines:
- * -w 100000 mode over make bench's IPv4 strings (2 million) 257 to 235 ms.  Eight
- * took 224 ms, but a dominant value's root then tests eight counts on most steps:
- * 82 to 86 ms over 2 million strings nine in ten of them one value.  Two in the pool,
- * whose sifts up order it a few items a step and stay in the caches: four there made
- * -w 10 mode 200 to 183 ms, but the step bound at the top would grow by a comparison
- * for each item ordered.
+ * -w 100000 mode over make bench's IPv4 strings (2 million) takes 235 ms where two
+ * children take 257.  Eight take 224 ms, but a dominant value's root then tests
+ * eight counts on most steps: 86 ms where four take 82, over 2 million strings nine
+ * in ten of them one value.  Two in the pool, whose sifts up order it a few items a
+ * step and stay in the caches: four there would take -w 10 mode to 183 ms from 200,
+ * but the step bound at the top would grow by a comparison for each item ordered.
  */
 static inline __attribute__((always_inline)) size_t
 arity(int where)
@@ -482,7 +482,6 @@ sift_down(struct mode_window *w, int where, size_t position)
 	for (;;) {
 		size_t child = first;
 
-		end = first + k < size ? first + k : size;
 		for (c = first + 1; c < end; c++)
 			if (heap_before(w, item_at(w, where, c), item_at(w, where, child)))
 				child = c;
@@ -493,6 +492,7 @@ sift_down(struct mode_window *w, int where, size_t position)
 		first = k * position + 1;
 		if (first >= size)
 			break;
+		end = first + k < size ? first + k : size;
 	}
 	if (position != start)
 		item_place(w, where, position, &moving);
