@@ -723,6 +723,7 @@ run(struct settings *settings, struct pipeline_report *report)
 	enum pipeline_status status;
 
 	config->stop = &stop_signal;
+	config->exits = true;
 	catch_signals();
 	output_init(&out, STDOUT_FILENO);
 	status = pipeline_run(config, settings->inputs, settings->input_count, &out, report);

@@ -51,6 +51,8 @@ struct pipeline_config {
 	const volatile sig_atomic_t *stop; /* a signal handler's flag, or NULL: once it
 					   is nonzero the run ends at the next record
 					   boundary with PIPELINE_STOPPED */
+	bool exits;			/* the process exits after the run: the keys'
+					   windows are left to the exit (pipeline_run) */
 };
 
 /* The kinds of bad input that are counted (or, with --strict, fatal). */
@@ -137,7 +139,9 @@ struct pipeline_report {
  * open quote, header, line numbers); only the windows and the keys carry on from one
  * to the next (swag(1), FILES).  Fills *report and returns what ended the run;
  * results for every record before a fatal problem have been handed to out, which the
- * caller flushes.  The descriptors stay open.
+ * caller flushes.  The descriptors stay open.  With config->exits, the key table and
+ * every key's windows are not freed but left reachable (pipeline_left_keys) to the
+ * process's exit.
  */
 enum pipeline_status pipeline_run(const struct pipeline_config *config,
     const struct pipeline_input *inputs, size_t count, struct output *out,
