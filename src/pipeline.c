@@ -76,8 +76,6 @@ struct group {
 	uint64_t records;		/* data records with this key, counted for -s N */
 	int64_t newest;			/* the timestamp of its last record */
 	struct group *older, *newer;
-	char *key;			/* the key's text, owned, in at least
-					   GROUP_KEY_ROOM bytes (zeros after it) */
 	size_t key_len;
 	/* Its records in the current batch (batch_serial): its list there ends here. */
 	uint64_t batch_serial;
@@ -85,6 +83,9 @@ struct group {
 	uint64_t bucket_serial;		/* -s DURATION: the bucket whose list holds it */
 	int64_t bucket_newest;		/* ... and its newest record a bucket has taken
 					   (newest may be a later record of the batch) */
+	char *key;			/* the key's text, in at least GROUP_KEY_ROOM
+					   bytes (zeros after it): a group_new's lies
+					   right after it, in its block */
 };
 
 /*
@@ -655,7 +656,6 @@ static void
 group_free(struct group *g)
 {
 	window_set_free(&g->windows);
-	mem_free(g->key);
 	mem_free(g);
 }
 
@@ -694,16 +694,13 @@ group_link_newest(struct pipeline *p, struct group *g)
 static __attribute__((noinline)) struct group *
 group_new(struct pipeline *p, const char *key, size_t len)
 {
+	size_t room = len > GROUP_KEY_ROOM ? len : GROUP_KEY_ROOM;
 	struct group *g;
 
-	if ((g = mem_realloc(NULL, sizeof(*g))) == NULL)
+	if (room > SIZE_MAX - sizeof(*g) || (g = mem_realloc(NULL, sizeof(*g) + room)) == NULL)
 		return NULL;
-	memset(g, 0, sizeof(*g));
-	if ((g->key = mem_realloc(NULL, len > GROUP_KEY_ROOM ? len : GROUP_KEY_ROOM)) == NULL) {
-		group_free(g);
-		return NULL;
-	}
-	memset(g->key, 0, GROUP_KEY_ROOM);
+	memset(g, 0, sizeof(*g) + GROUP_KEY_ROOM);
+	g->key = (char *)(g + 1);
 	memcpy(g->key, key, len);
 	g->key_len = len;
 	if (window_set_init(&g->windows, p->config->specs, p->config->spec_count) != 0 ||

@@ -11,18 +11,24 @@ int
 window_set_init(struct window_set *set, const struct agg_spec *specs, size_t count)
 {
 	size_t bytes;
+	bool timed = false;
 
 	memset(set, 0, sizeof(*set));
 	if (mem_array_size(count, sizeof(*set->aggs), &bytes) != 0 ||
 	    (set->aggs = mem_realloc(NULL, bytes ? bytes : 1)) == NULL)
 		return -1;
-	for (size_t i = 0; i < count; i++)
+	for (size_t i = 0; i < count; i++) {
 		set->aggs[i] = NULL;
+		timed |= window_by_time(&specs[i]);
+	}
 	set->agg_count = count;
-	if (mem_array_size(count, sizeof(*set->held), &bytes) != 0 ||
-	    (set->held = mem_realloc(NULL, bytes ? bytes : 1)) == NULL)
-		return -1;
-	memset(set->held, 0, bytes);
+	if (timed) {
+		if (mem_array_size(count, sizeof(set->times->held[0]), &bytes) != 0 ||
+		    bytes > SIZE_MAX - sizeof(*set->times) ||
+		    (set->times = mem_realloc(NULL, sizeof(*set->times) + bytes)) == NULL)
+			return -1;
+		memset(set->times, 0, sizeof(*set->times) + bytes);
+	}
 	for (size_t i = 0; i < count; i++) {
 		struct agg_params params = specs[i].params;
 
@@ -31,8 +37,6 @@ window_set_init(struct window_set *set, const struct agg_spec *specs, size_t cou
 		params.window_nanos = specs[i].window.nanos;
 		if ((set->aggs[i] = specs[i].kind->create(specs[i].kind, &params)) == NULL)
 			return -1;
-		if (window_by_time(&specs[i]))
-			set->has_time_windows = true;
 	}
 	return 0;
 }
@@ -45,10 +49,12 @@ window_set_free(struct window_set *set)
 			if (set->aggs[i] != NULL)
 				set->aggs[i]->kind->destroy(set->aggs[i]);
 	mem_free(set->aggs);
-	mem_free(set->held);
-	ring_free(&set->times);
+	if (set->times != NULL) {
+		ring_free(&set->times->ring);
+		mem_free(set->times);
+	}
 	set->aggs = NULL;
-	set->held = NULL;
+	set->times = NULL;
 }
 
 /*
@@ -208,8 +214,9 @@ window_set_move_of(struct window_set *set, const struct agg_spec *specs,
     const struct window_steps *w, bool indexed, bool timed)
 {
 	uint32_t evict[WINDOW_STEPS_MAX];
-	struct ring *ring = &set->times;
-	uint64_t position = ring->tail, kept = 0, walked_from = 0, walked_to = 0;
+	struct ring *ring = timed ? &set->times->ring : NULL;
+	uint64_t *held = timed ? set->times->held : NULL;
+	uint64_t position = timed ? ring->tail : 0, kept = 0, walked_from = 0, walked_to = 0;
 	uint64_t walked_duration = 0;
 	struct agg_move m = { .index = w->index, .times = w->times, .want = w->want };
 	size_t done = w->n, walked_n = 0;
@@ -235,7 +242,7 @@ window_set_move_of(struct window_set *set, const struct agg_spec *specs,
 		m.evict = NULL;
 		if (duration > 0) {
 			/* The ring position of the oldest timestamp the window holds. */
-			uint64_t oldest = position - set->held[i];
+			uint64_t oldest = position - held[i];
 
 			if (done == 0) {
 				/* Memory ran short before any step: the window holds on. */
@@ -257,9 +264,9 @@ window_set_move_of(struct window_set *set, const struct agg_spec *specs,
 				}
 				walked_to = oldest;
 			}
-			set->held[i] = position + done - oldest;
-			if (set->held[i] > kept)
-				kept = set->held[i];
+			held[i] = position + done - oldest;
+			if (held[i] > kept)
+				kept = held[i];
 			m.evict = evict;
 		}
 		if ((moved = move_window(set->aggs[i], &m)) < done)
@@ -276,7 +283,7 @@ size_t
 window_set_move(struct window_set *set, const struct agg_spec *specs,
     const struct window_steps *w)
 {
-	if (set->has_time_windows)
+	if (set->times != NULL)
 		return w->index != NULL ? window_set_move_of(set, specs, w, true, true) :
 		    window_set_move_of(set, specs, w, false, true);
 	return w->index != NULL ? window_set_move_of(set, specs, w, true, false) :
@@ -300,16 +307,17 @@ window_set_boundary(struct window_set *set, const struct agg_spec *specs, uint64
 		m.evict = NULL;
 		m.results = results[i];
 		if (duration > 0) {
-			uint64_t held = set->held[i];
+			struct ring *ring = &set->times->ring;
+			uint64_t held = set->times->held[i];
 
 			/* end - t' is below 2^64: t' is within a window and a bucket of end. */
 			evict = 0;
-			while (held > 0 && end - (uint64_t)*RING_AT(&set->times, int64_t,
-			    set->times.tail - held) > (uint64_t)duration) {
+			while (held > 0 && end - (uint64_t)*RING_AT(ring, int64_t,
+			    ring->tail - held) > (uint64_t)duration) {
 				held--;
 				evict++;
 			}
-			set->held[i] = held;
+			set->times->held[i] = held;
 			if (held > kept)
 				kept = held;
 			m.evict = &evict;
@@ -317,8 +325,8 @@ window_set_boundary(struct window_set *set, const struct agg_spec *specs, uint64
 		if (set->aggs[i]->kind->move(set->aggs[i], &m) != 1)
 			status = -1;
 	}
-	if (set->has_time_windows)
-		set->times.head = set->times.tail - kept;
+	if (set->times != NULL)
+		set->times->ring.head = set->times->ring.tail - kept;
 	return status;
 }
 

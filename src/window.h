@@ -20,12 +20,20 @@
 #include "ring.h"
 #include "spec.h"
 
+/*
+ * The timestamps of a key's time windows, in a block of their own that a set of row
+ * windows does without: with -g there is a set a key, and a key of -g 1 -w 10 avg:2
+ * costs about 900 bytes in all.
+ */
+struct window_times {
+	struct ring ring;		/* the timestamps (int64_t) of the last records */
+	uint64_t held[];		/* per spec: the records its time window holds */
+};
+
 struct window_set {
 	struct agg **aggs;		/* one per spec */
 	size_t agg_count;
-	uint64_t *held;			/* per spec: the records its time window holds */
-	struct ring times;		/* the timestamps (int64_t) of the last records */
-	bool has_time_windows;
+	struct window_times *times;	/* NULL when no spec's window is a time window */
 };
 
 /*
