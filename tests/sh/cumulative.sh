@@ -30,14 +30,6 @@ cmp -s "$TMP/got" "$TMP/want" ||
 	fail "running totals differ: $(diff "$TMP/want" "$TMP/got" | head -n 4)"
 expect_eq "records out" "$(wc -l <"$TMP/got")" 1000000
 
-# peak_kb FILE ARGS...: swag's peak RSS in KiB over FILE.
-peak_kb() {
-	local file=$1
-	shift
-	/usr/bin/time -f %M -o "$TMP/rss" "$SWAG" "$@" <"$file" >/dev/null || return 1
-	tail -n 1 "$TMP/rss"
-}
-
 if $asan; then
 	: # the sanitizer's shadow memory makes RSS no measure of swag's own
 elif [ ! -x /usr/bin/time ]; then

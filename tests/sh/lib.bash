@@ -15,6 +15,15 @@ else
 	asan=false
 fi
 
+# peak_kb FILE ARGS...: swag's peak RSS in KiB over FILE (GNU time's %M; the tests
+# that call it check first that /usr/bin/time is there and the build no sanitizer's).
+peak_kb() {
+	local file=$1
+	shift
+	/usr/bin/time -f %M -o "$TMP/rss" "$SWAG" "$@" <"$file" >/dev/null || return 1
+	tail -n 1 "$TMP/rss"
+}
+
 # fail MESSAGE: records a failed check.
 fail() {
 	echo "FAIL ${0##*/}: $*"

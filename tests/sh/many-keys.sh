@@ -12,20 +12,14 @@ checks=$((checks + 1))
 awk -v OFS='\t' '{ print $1, $2, 1 }' "$TMP/keys" | cmp -s - "$TMP/got" ||
 	fail "20,000 keys: results differ from each key's one value"
 
-# peak_kb FILE ARGS...: swag's peak RSS in KiB over FILE.
-peak_kb() {
-	local file=$1
-	shift
-	/usr/bin/time -f %M -o "$TMP/rss" "$SWAG" "$@" <"$file" >/dev/null || return 1
-	tail -n 1 "$TMP/rss"
-}
-
 # The growth of peak RSS from 20,000 keys to 200,000, a key: 905 bytes for -g 1 -w 10
 # avg:2 (the key table's slots, the group, its key and its one window), 1,082 when every
 # key had a block of timestamps for time windows it did not have and its key in a
 # block of its own.  (The key table has finished growing at both counts.)
 if $asan; then
 	echo "many-keys.sh: AddressSanitizer build: the memory check is skipped"
+elif [ ! -x /usr/bin/time ]; then
+	fail "needs /usr/bin/time (Debian package time: scripts/install-deps)"
 else
 	awk 'BEGIN { for (i = 0; i < 200000; i++) print "k" i, i % 100 }' >"$TMP/more-keys"
 	small=$(peak_kb "$TMP/keys" -g 1 -w 10 avg:2)
