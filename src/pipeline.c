@@ -84,8 +84,8 @@ struct group {
 	int64_t bucket_newest;		/* ... and its newest record a bucket has taken
 					   (newest may be a later record of the batch) */
 	char *key;			/* the key's text, in at least GROUP_KEY_ROOM
-					   bytes (zeros after it): a group_new's lies
-					   right after it, in its block */
+					   bytes (zeros after it), in the group's own
+					   block, after the struct (group_new) */
 };
 
 /*
