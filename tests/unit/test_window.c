@@ -274,6 +274,32 @@ Test(window, boundary_mixed_windows_in_runs)
  */
 #define STEPS_RECORDS 120000
 
+/*
+ * The block of timestamps is there when some window evicts by time, and only then:
+ * with -g a set of row windows a key does without it (an ewma's duration is a
+ * half-life, which evicts nothing).  The moves of both kinds of set are checked above
+ * and below.
+ */
+Test(window, timestamps_only_for_time_windows)
+{
+	static const char *const with[] = { "sum@10", "count@1s", "max@5" };
+	static const char *const without[] = { "sum@10", "ewma@1s", "max@all" };
+	struct agg_spec specs[3];
+	struct window_set set;
+
+	for (size_t s = 0; s < 3; s++)
+		cr_assert(spec_parse(with[s], &specs[s]) == SPEC_OK, "%s", with[s]);
+	cr_assert(window_set_init(&set, specs, 3) == 0);
+	cr_assert(set.times != NULL);
+	window_set_free(&set);
+	cr_assert(set.times == NULL && set.aggs == NULL);
+	for (size_t s = 0; s < 3; s++)
+		cr_assert(spec_parse(without[s], &specs[s]) == SPEC_OK, "%s", without[s]);
+	cr_assert(window_set_init(&set, specs, 3) == 0);
+	cr_assert(set.times == NULL);
+	window_set_free(&set);
+}
+
 Test(window, time_windows_every_step_against_naive)
 {
 	static const char *const texts[] = {
@@ -343,9 +369,9 @@ Test(window, time_windows_every_step_against_naive)
 
 			cr_assert(window_set_move(&set, specs, &steps) == n);
 		}
-		moving += set.times.moving != 0;
-		if (ring_count(&set.times) > most)
-			most = ring_count(&set.times);
+		moving += set.times->ring.moving != 0;
+		if (ring_count(&set.times->ring) > most)
+			most = ring_count(&set.times->ring);
 		batches++;
 		indexed += !all;
 		for (size_t j = 0; j < n; j++) {
