@@ -14,8 +14,8 @@ awk -v OFS='\t' '{ print $1, $2, 1 }' "$TMP/keys" | cmp -s - "$TMP/got" ||
 
 # The growth of peak RSS from 20,000 keys to 200,000, a key: 905 bytes for -g 1 -w 10
 # avg:2 (the key table's slots, the group, its key and its one window), 1,082 when every
-# key had a block of timestamps for time windows it did not have and its key in a
-# block of its own.  (The key table has finished growing at both counts.)
+# key held a ring of timestamps and counts for time windows it did not have and its key
+# in a block of its own.  (The key table has finished growing at both counts.)
 if $asan; then
 	echo "many-keys.sh: AddressSanitizer build: the memory check is skipped"
 elif [ ! -x /usr/bin/time ]; then
