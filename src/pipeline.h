@@ -141,7 +141,7 @@ struct pipeline_report {
  * results for every record before a fatal problem have been handed to out, which the
  * caller flushes.  The descriptors stay open.  With config->exits, the key table and
  * every key's windows are not freed but left reachable (pipeline_left_keys) to the
- * process's exit.
+ * process's exit, but in an AddressSanitizer build.
  */
 enum pipeline_status pipeline_run(const struct pipeline_config *config,
     const struct pipeline_input *inputs, size_t count, struct output *out,
