@@ -287,14 +287,19 @@ Test(window, timestamps_only_for_time_windows)
 	struct agg_spec specs[3];
 	struct window_set set;
 
-	for (size_t s = 0; s < 3; s++)
+	memset(specs, 0, sizeof(specs));
+	for (size_t s = 0; s < 3; s++) {
 		cr_assert(spec_parse(with[s], &specs[s]) == SPEC_OK, "%s", with[s]);
+		specs[s].params.min_count = 1;
+	}
 	cr_assert(window_set_init(&set, specs, 3) == 0);
 	cr_assert(set.times != NULL);
 	window_set_free(&set);
 	cr_assert(set.times == NULL && set.aggs == NULL);
-	for (size_t s = 0; s < 3; s++)
+	for (size_t s = 0; s < 3; s++) {
 		cr_assert(spec_parse(without[s], &specs[s]) == SPEC_OK, "%s", without[s]);
+		specs[s].params.min_count = 1;
+	}
 	cr_assert(window_set_init(&set, specs, 3) == 0);
 	cr_assert(set.times == NULL);
 	window_set_free(&set);
