@@ -2493,19 +2493,18 @@ free_group(void *group, void *context)
 
 /*
  * The key table of a run whose process exits after it (pipeline_config.exits), left
- * for the exit to reclaim: a pointer to it keeps its memory reachable for leak
- * checkers.  Freeing a key's windows one block at a time costs about 1.7 us a key, the
- * cache misses of visiting them and free's merging of the blocks: 2.8 s at 1.6 million
- * keys (-g 1 -w 10 avg:2), which came after the last results and before the end of
- * the output that a reader waits for.  volatile, since nothing reads it and the store
- * would be dropped.
+ * for the exit to reclaim: freeing every key's windows a block at a time visits each
+ * key once more, cache misses and free's merging of blocks, seconds at millions of
+ * keys, all of it after the last result and before the end of the output that a
+ * reader waits for.  The pointer keeps the memory reachable for leak checkers;
+ * volatile, since nothing reads it and the store would be dropped.
  */
 static struct keytable *volatile pipeline_left_keys;
 
 /*
  * An AddressSanitizer build frees them all the same: LeakSanitizer does not look into
  * mapped pages, which a large key table's slots are (mem_zalloc), and would call every
- * key's windows leaked.  (valgrind does, and passes the release build.)
+ * key's windows leaked.  (valgrind looks into them, and passes the release build.)
  */
 #if defined(__SANITIZE_ADDRESS__)
 #define PIPELINE_LEAVE_KEYS 0
