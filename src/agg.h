@@ -39,6 +39,13 @@ enum agg_result_kind {
 				   window's next move */
 };
 
+/*
+ * A text result's first AGG_TEXT_READABLE bytes may be read whatever its length: the
+ * aggregate keeps room after a shorter text, so that the output copies a short
+ * text in one 16-byte move instead of a memcpy call of its length.
+ */
+#define AGG_TEXT_READABLE 16
+
 struct agg_result {
 	enum agg_result_kind kind;
 	double number;

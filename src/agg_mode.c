@@ -1201,8 +1201,10 @@ mode_keep_text(struct mode_window *w, uint32_t entry, struct agg_result *result,
 		result->count = w->kept_offset;
 		return 0;
 	}
-	if (*used + e->text_len > w->result_texts_cap &&
-	    mem_grow(&w->result_texts, &w->result_texts_cap, *used + e->text_len, 1, 256) != 0)
+	/* Room to read AGG_TEXT_READABLE bytes from the text's start. */
+	if (*used + e->text_len + AGG_TEXT_READABLE > w->result_texts_cap &&
+	    mem_grow(&w->result_texts, &w->result_texts_cap,
+	    *used + e->text_len + AGG_TEXT_READABLE, 1, 256) != 0)
 		return -1;
 	if (e->text_len <= SHORT_TEXT_MAX)
 		short_copy(w->result_texts + *used, e->short_text, e->text_len);

@@ -476,7 +476,14 @@ write_result_as(struct pipeline *p, struct output *out, const struct agg_result 
 		commit_number(p, buf, format_uint(result->count, buf));
 		break;
 	case AGG_RESULT_TEXT:
-		write_text(p, result->text, result->text_len);
+		if (result->text_len <= AGG_TEXT_READABLE && !p->quote_output) {
+			/* A short text in one copy of AGG_TEXT_READABLE bytes (agg.h). */
+			buf = output_reserve(out, AGG_TEXT_READABLE);
+			memcpy(buf, result->text, AGG_TEXT_READABLE);
+			output_commit(out, result->text_len);
+		} else {
+			write_text(p, result->text, result->text_len);
+		}
 		break;
 	}
 }

@@ -62,8 +62,10 @@ work_batch_done(const struct record *records, size_t n)
 const char *
 work_keep_text(const char *text, size_t len)
 {
-	if (texts == NULL || texts->cap - texts->used < len) {
-		size_t cap = len > TEXT_BLOCK_MIN ? len : TEXT_BLOCK_MIN;
+	/* The copy is a text result too: AGG_TEXT_READABLE bytes readable (agg.h). */
+	if (texts == NULL || texts->cap - texts->used < len + AGG_TEXT_READABLE) {
+		size_t cap = len + AGG_TEXT_READABLE > TEXT_BLOCK_MIN ? len + AGG_TEXT_READABLE :
+		    TEXT_BLOCK_MIN;
 		struct text_block *b = mem_realloc(NULL, sizeof(*b) + cap);
 
 		if (b == NULL)

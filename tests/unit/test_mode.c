@@ -1051,6 +1051,50 @@ Test(mode, results_of_one_move_keep_their_texts)
 	}
 }
 
+/*
+ * Every text result can be read AGG_TEXT_READABLE bytes at a time (agg.h), as the
+ * output copies a short one: at window 1 over one-byte texts that change at every
+ * step, a move of 256 or 512 steps fills its result texts to the end of their block
+ * (they double from 256 bytes), where a missing room would be read past under
+ * AddressSanitizer and valgrind (make check-sanitize, check-valgrind); the bytes past
+ * each text are read here as the output reads them.
+ */
+static volatile char text_sink[AGG_TEXT_READABLE];
+
+Test(mode, text_results_can_be_read_sixteen_bytes_at_once)
+{
+	enum { N = 512 };
+	static char letters[N];
+	static struct agg_value values[N];
+	static struct agg_result results[N];
+
+	for (size_t i = 0; i < N; i++) {
+		letters[i] = (char)('a' + i % 26);
+		values[i] = (struct agg_value){ .has_text = true, .text = &letters[i],
+		    .text_len = 1 };
+	}
+	for (size_t n = N / 2; n <= N; n *= 2) {
+		struct agg *agg = mode_make(1, 83);
+
+		cr_assert_eq(agg_step_slide_many(agg, 1, values, n, results), n);
+		for (size_t i = 0; i < n; i++) {
+			char copy[AGG_TEXT_READABLE];
+
+			cr_assert_eq(results[i].kind, AGG_RESULT_TEXT);
+			cr_assert_eq(results[i].text_len, 1);
+			cr_assert_eq(results[i].text[0], letters[i]);
+			/*
+			 * Copied on, not looked at: the bytes past the text need not be
+			 * set, only readable (the volatile stores keep the reads).
+			 */
+			memcpy(copy, results[i].text, sizeof(copy));
+			for (size_t b = 0; b < sizeof(copy); b++)
+				text_sink[b] = copy[b];
+		}
+		agg_mode.destroy(agg);
+	}
+}
+
 Test(mode, ever_new_values_keep_memory_small)
 {
 	/* 100,000 distinct values through a window of 10. */
