@@ -14,6 +14,7 @@
 #ifndef SWAG_AGG_QUANTILE_H
 #define SWAG_AGG_QUANTILE_H
 
+#include <float.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -44,16 +45,38 @@ quantile_rank(uint64_t m, double q, double *fraction)
 }
 
 /*
- * The man page's interpolation between x[lo] = lower and x[lo+1] = upper.  Equal
- * neighbours give lower without arithmetic, so two +inf give +inf and not
- * inf - inf = NaN; otherwise IEEE arithmetic decides (-inf and +inf give NaN).
+ * The man page's interpolation between x[lo] = lower and x[lo+1] = upper, where
+ * their difference is beyond the range (quantile_interpolate): equal neighbours, two
+ * infinities of one sign, give their value and not inf - inf = NaN; finite ones more
+ * than the largest double apart (-1e308 and 1e308) take the formula in halves, as
+ * halving them is exact, so that each step rounds as the formula's would and none
+ * overflows where the result, which lies between the two, does not; otherwise IEEE
+ * arithmetic decides (-inf and +inf give NaN).
+ */
+static inline double
+quantile_interpolate_wide(double lower, double upper, double fraction)
+{
+	if (lower == upper)
+		return lower;
+	if (isfinite(lower) && isfinite(upper))
+		return 2 * (lower / 2 + fraction * (upper / 2 - lower / 2));
+	return lower + fraction * (upper - lower);
+}
+
+/*
+ * The man page's interpolation between x[lo] = lower and x[lo+1] = upper: lower +
+ * fraction * (upper - lower), which equal neighbours leave as they are (a zero's
+ * sign aside, which swag(1) does not print), and quantile_interpolate_wide where
+ * the difference is not a finite number.
  */
 static inline double
 quantile_interpolate(double lower, double upper, double fraction)
 {
-	if (lower == upper)
-		return lower;
-	return lower + fraction * (upper - lower);
+	double gap = upper - lower;
+
+	if (__builtin_expect(fabs(gap) <= DBL_MAX, 1))
+		return lower + fraction * gap;
+	return quantile_interpolate_wide(lower, upper, fraction);
 }
 
 /* Clamps a percentile to [0, 1]; a NaN one becomes the median rather than poison ranks. */

@@ -9,6 +9,7 @@
  */
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -75,10 +76,20 @@ naive_result(const struct naive *w, double q, uint64_t min_count, struct agg_res
 	}
 	h = (double)(w->count - 1) * q;
 	lo = floor(h);
-	if (h == lo || x[(size_t)lo] == x[(size_t)lo + 1])
+	if (h == lo || x[(size_t)lo] == x[(size_t)lo + 1]) {
 		r->number = x[(size_t)lo];
-	else
+	} else if (isfinite(x[(size_t)lo]) && isfinite(x[(size_t)lo + 1]) &&
+	    isinf(x[(size_t)lo + 1] - x[(size_t)lo])) {
+		/*
+		 * The formula where its difference would overflow: every term scaled by
+		 * 2^-1 (exact for numbers this large), and the result by 2 again.
+		 */
+		double a = ldexp(x[(size_t)lo], -1), b = ldexp(x[(size_t)lo + 1], -1);
+
+		r->number = ldexp(a + (h - lo) * (b - a), 1);
+	} else {
 		r->number = x[(size_t)lo] + (h - lo) * (x[(size_t)lo + 1] - x[(size_t)lo]);
+	}
 }
 
 /* Asserts got equals want bit for bit, NaN any NaN and a zero either zero. */
@@ -108,6 +119,7 @@ struct value_mix {
 	int inf_per_mille;
 	int small_set_per_mille;	/* values from a set of five, for duplicates */
 	int zero_per_mille;		/* -0 and +0 */
+	int huge_per_mille;		/* from 2^1022 to the largest double, either sign */
 };
 
 static double
@@ -123,6 +135,9 @@ random_value(const struct value_mix *mix, unsigned *seed)
 		return (double)(rand_r(seed) % 5) - 2;
 	if ((r -= mix->zero_per_mille) < 0)
 		return rand_r(seed) % 2 ? 0.0 : -0.0;
+	if ((r -= mix->huge_per_mille) < 0)
+		return ldexp(1 + rand_r(seed) / (RAND_MAX + 1.0), 1023 - rand_r(seed) % 2) *
+		    (rand_r(seed) % 2 ? 1 : -1);
 	if (r < 50)
 		return ldexp((double)rand_r(seed), rand_r(seed) % 200 - 100) *
 		    (rand_r(seed) % 2 ? 1 : -1);
@@ -176,6 +191,8 @@ random_sequence(unsigned seed, long steps)
 	mix.inf_per_mille = rand_r(&seed) % 3 * 10;
 	mix.small_set_per_mille = rand_r(&seed) % 3 * 300;
 	mix.zero_per_mille = rand_r(&seed) % 2 * 50;
+	/* Neighbours more than the largest double apart, some sequences all huge. */
+	mix.huge_per_mille = seed % 5 == 2 ? 150 : seed % 5 == 4 ? 1000 : 0;
 	params = (struct agg_params){ .min_count = min_counts[rand_r(&seed) % 5] };
 	for (size_t i = 0; i < PERCENTILE_COUNT; i++) {
 		params.percentile = q[i];
@@ -343,6 +360,7 @@ slide_sequence(unsigned seed, long steps, const double *q, size_t count, bool so
 	mix.nan_per_mille = seed % 3 == 0 ? 2 : 0;
 	mix.inf_per_mille = rand_r(&seed) % 2 * 10;
 	mix.small_set_per_mille = rand_r(&seed) % 3 * 300;
+	mix.huge_per_mille = seed % 4 == 3 ? 150 : 0;
 	for (size_t i = 0; i < count; i++) {
 		params.percentile = q[i];
 		heaps[i] = agg_quantile.create(&agg_quantile, &params);
@@ -539,6 +557,8 @@ time_step_sequence(unsigned seed, long steps, const double *q, size_t count)
 	mix.zero_per_mille = seed % 5 == 0 ? 100 : 0;
 	/* Infinities tie with each other and with the heaps' pads, some seeds many. */
 	mix.inf_per_mille = seed % 7 == 0 ? 300 : seed % 7 < 3 ? 20 : 0;
+	/* Some seeds huge numbers only, of both signs: neighbours that far apart. */
+	mix.huge_per_mille = seed % 4 == 1 ? 200 : seed % 8 == 3 ? 1000 : 0;
 	for (size_t i = 0; i < count; i++) {
 		params.percentile = q[i];
 		heaps[i] = agg_quantile.create(&agg_quantile, &params);
@@ -879,6 +899,31 @@ Test(quantile, infinities_follow_the_formula)
 	cr_assert_eq(percentile_of(0, neg_finite, 2), -INFINITY);
 	cr_assert_eq(percentile_of(0.5, inf_in_middle, 5), 2);
 	cr_assert_eq(percentile_of(1, inf_in_middle, 5), INFINITY);
+}
+
+/*
+ * Finite neighbours more than the largest double apart interpolate without overflow
+ * (swag(1), WINDOWS: nothing overflows on the way to a result): the result lies
+ * between them, as the formula's does with exponents unbounded.
+ */
+Test(quantile, huge_neighbours_do_not_overflow)
+{
+	const double apart[] = { -1e308, 1e308 };
+	const double widest[] = { DBL_MAX, -DBL_MAX };
+	const double same_side[] = { 1e308, 1.5e308 };
+
+	cr_assert_eq(percentile_of(0.5, apart, 2), 0);
+	cr_assert_eq(percentile_of(0.25, apart, 2), -5e307);
+	cr_assert_eq(percentile_of(0.75, apart, 2), 5e307);
+	cr_assert_eq(percentile_of(0, apart, 2), -1e308);
+	cr_assert_eq(percentile_of(1, apart, 2), 1e308);
+	cr_assert_eq(percentile_of(0.5, widest, 2), 0);
+	/* -DBL_MAX + 0.99 * (2 * DBL_MAX), each step rounded as at half the scale. */
+	cr_assert_eq(percentile_of(0.99, widest, 2),
+	    2 * (-DBL_MAX / 2 + 0.99 * DBL_MAX));
+	cr_assert(isfinite(percentile_of(0.999, widest, 2)));
+	/* Neighbours whose difference fits take the formula as it is. */
+	cr_assert_eq(percentile_of(0.5, same_side, 2), 1e308 + 0.5 * (1.5e308 - 1e308));
 }
 
 Test(quantile, negative_and_positive_zero_are_equal)
