@@ -135,12 +135,16 @@ struct agg_kind {
 /* Half-lives after which a history weighs 2^-64 of a new value and is forgotten. */
 #define AGG_FORGET_HALFLIVES 64
 
-/* How long a history of half-life halflife (nanoseconds, > 0) matters: 64 of them. */
-static inline int64_t
+/*
+ * How long a history of half-life halflife (nanoseconds, > 0) matters: 64 of them, in
+ * unsigned nanoseconds, as two timestamps may be more than INT64_MAX apart; UINT64_MAX
+ * when that is longer than any two timestamps are apart.
+ */
+static inline uint64_t
 agg_history_reach(int64_t halflife)
 {
-	return halflife > INT64_MAX / AGG_FORGET_HALFLIVES ? INT64_MAX :
-	    halflife * AGG_FORGET_HALFLIVES;
+	return (uint64_t)halflife > UINT64_MAX / AGG_FORGET_HALFLIVES ? UINT64_MAX :
+	    (uint64_t)halflife * AGG_FORGET_HALFLIVES;
 }
 
 /* Every aggregate starts with this header, so the table travels with the window. */

@@ -60,7 +60,8 @@ struct ewma_window {
 	struct agg header;
 	double decay;		/* rows: c, the weight of a value one record old */
 	int64_t halflife;	/* time: D in nanoseconds; 0 for rows */
-	uint64_t forget_after;	/* time: a gap this long starts afresh (64 D) */
+	uint64_t forget_after;	/* time: a gap this long starts afresh (64 D), or
+				   UINT64_MAX: none does (agg_history_reach) */
 	int64_t reference;	/* time: a weight is 2^((t - reference)/D) */
 	bool started;		/* time: reference and last are set */
 	int64_t last;		/* time: the last record's timestamp */
@@ -128,7 +129,7 @@ ewma_create(const struct agg_kind *kind, const struct agg_params *params)
 
 		w->decay = 1.0 - alpha;
 	} else {
-		w->forget_after = (uint64_t)agg_history_reach(w->halflife);
+		w->forget_after = agg_history_reach(w->halflife);
 	}
 	return &w->header;
 }
@@ -226,7 +227,9 @@ ewma_push(struct agg *agg, const struct agg_value *value, int64_t time)
 			ewma_age(w, w->decay);
 		w->pending = 0;
 	} else {
-		if (w->started && (uint64_t)time - (uint64_t)w->last >= w->forget_after)
+		/* Timestamps never go back: the unsigned difference cannot overflow. */
+		if (w->started && (uint64_t)time - (uint64_t)w->last >= w->forget_after &&
+		    w->forget_after != UINT64_MAX)
 			ewma_forget(w);
 		if (!value->has_number) {
 			if (w->started)

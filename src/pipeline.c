@@ -103,6 +103,9 @@ struct bucket {
 	int digits;			/* of a second's fraction, to write every b */
 	bool open;			/* a bucket is being filled */
 	uint64_t start;			/* b, modulo 2^64 */
+	int64_t last;			/* b + S - 1, the latest time the bucket holds,
+					   or INT64_MAX when that is later: where a
+					   bucket begins before 1677, b - t may wrap */
 	int64_t start_sec;		/* b, seconds toward the past ... */
 	uint32_t start_nsec;		/* ... and nanoseconds */
 	uint64_t serial;		/* counts the buckets, for group.bucket_serial */
@@ -168,7 +171,7 @@ struct pipeline {
 	struct keytable *groups;	/* with -g: key -> struct group */
 	struct group *oldest, *newest;	/* with -g: the groups, least recent first */
 	bool reclaim;			/* groups whose windows emptied are freed */
-	int64_t longest;		/* the longest reach of a window (window_reach) */
+	uint64_t longest;		/* the longest reach of a window (window_reach) */
 	int64_t longest_window;		/* the longest time window but an ewma's, whose
 					   half-life holds no record: how long after a
 					   key's last record its quiet buckets go on */
@@ -761,7 +764,8 @@ static void
 pipeline_reclaim(struct pipeline *p)
 {
 	while (p->oldest != NULL && p->oldest != p->newest &&
-	    (uint64_t)p->time - (uint64_t)p->oldest->newest >= (uint64_t)p->longest &&
+	    (uint64_t)p->time - (uint64_t)p->oldest->newest >= p->longest &&
+	    p->longest != UINT64_MAX &&
 	    !(p->bucket.serial != 0 && p->oldest->bucket_serial == p->bucket.serial)) {
 		struct group *g = p->oldest;
 
@@ -1345,6 +1349,8 @@ bucket_open(struct pipeline *p, int64_t t)
 	if ((r -= shift) < 0)
 		r += bk->span;
 	bk->start = (uint64_t)t - (uint64_t)r;
+	if (__builtin_add_overflow(t, bk->span - 1 - r, &bk->last))
+		bk->last = INT64_MAX;
 	/* b as seconds toward the past and nanoseconds, from t's and r's. */
 	t_sec = t / NANOS_PER_SECOND;
 	t_nsec = t % NANOS_PER_SECOND;
@@ -1375,20 +1381,25 @@ bucket_next(struct pipeline *p)
 {
 	struct bucket *bk = &p->bucket;
 	size_t kept = 0;
+	__extension__ __int128 end;
 
 	bk->start += (uint64_t)bk->span;
+	if (__builtin_add_overflow(bk->last, bk->span, &bk->last))
+		bk->last = INT64_MAX;
 	bk->start_sec += bk->span_sec;
 	if ((bk->start_nsec += bk->span_nsec) >= NANOS_PER_SECOND) {
 		bk->start_sec++;
 		bk->start_nsec -= NANOS_PER_SECOND;
 	}
+	/* The new bucket's end, b + 2S, exactly: it may lie past 2262. */
+	end = (__extension__ (__int128)bk->start_sec) * NANOS_PER_SECOND + bk->start_nsec +
+	    bk->span;
 	bk->serial++;
 	for (size_t i = 0; i < bk->key_count; i++) {
 		struct group *g = bk->keys[i];
 
-		/* b + 2S - t is below 2^64: t is in a window of b + S. */
-		if (p->longest_window > 0 && bk->start + (uint64_t)bk->span -
-		    (uint64_t)g->bucket_newest <= (uint64_t)p->longest_window) {
+		/* t is in a window of b + S when b + 2S - t is (in 128 bits: no wrap). */
+		if (p->longest_window > 0 && end - g->bucket_newest <= p->longest_window) {
 			g->bucket_serial = bk->serial;
 			bk->keys[kept++] = g;
 		}
@@ -1482,7 +1493,7 @@ bucket_close(struct pipeline *p, int64_t t)
 		if (!bucket_write(p))
 			return false;
 		bucket_next(p);
-		if ((uint64_t)t - bk->start < (uint64_t)bk->span) {
+		if (t <= bk->last) {
 			bk->open = true;	/* with t's record, if with no other key */
 			return true;
 		}
@@ -1534,7 +1545,7 @@ stage_buckets(struct pipeline *p, size_t n)
 
 		if (!bk->open) {
 			bucket_open(p, t);
-		} else if ((uint64_t)t - bk->start >= (uint64_t)bk->span) {
+		} else if (t > bk->last) {
 			size_t moved = bucket_move(p, from, k);
 
 			if (moved < k)
@@ -2399,7 +2410,7 @@ pipeline_init(struct pipeline *p, const struct pipeline_config *config)
 	 */
 	p->reclaim = config->has_group && config->step == 1;
 	for (size_t i = 0; i < n; i++) {
-		int64_t reach = window_reach(&config->specs[i]);
+		uint64_t reach = window_reach(&config->specs[i]);
 
 		if (reach == 0)
 			p->reclaim = false;

@@ -330,12 +330,12 @@ window_set_boundary(struct window_set *set, const struct agg_spec *specs, uint64
 	return status;
 }
 
-int64_t
+uint64_t
 window_reach(const struct agg_spec *spec)
 {
 	int64_t d = spec->window.nanos;
 
-	return d > 0 && spec->kind->keeps_history ? agg_history_reach(d) : d;
+	return d > 0 && spec->kind->keeps_history ? agg_history_reach(d) : (uint64_t)d;
 }
 
 void

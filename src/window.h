@@ -100,9 +100,11 @@ window_by_time(const struct agg_spec *spec)
 /*
  * How long after a key's last record its window for spec no longer matters, in
  * nanoseconds: a time window's duration, or 64 half-lives for an ewma, whose history
- * then weighs 2^-64 of a new value.  0 for a row window, which never empties with time.
+ * then weighs 2^-64 of a new value (UINT64_MAX when that is longer than any two
+ * timestamps are apart: agg_history_reach).  0 for a row window, which never empties
+ * with time.
  */
-int64_t window_reach(const struct agg_spec *spec);
+uint64_t window_reach(const struct agg_spec *spec);
 
 /* Stores every aggregate's result in results[i][k], without moving the windows. */
 void window_set_results(struct window_set *set, struct agg_result *const *results, size_t k);

@@ -420,3 +420,41 @@ Test(ewma, forgets_after_64_half_lives)
 	cr_assert_eq(got[1], 1);
 	agg->kind->destroy(agg);
 }
+
+/*
+ * Timestamps further apart than INT64_MAX nanoseconds (292 years; they span 584): a
+ * half-life of 285 years keeps the history across 294 years (1.03 half-lives); one of
+ * UINT64_MAX / 64 nanoseconds (4.6 years) forgets it 64 of them on and not a
+ * nanosecond sooner, though that is past INT64_MAX; and one longer never does, not
+ * even from the first nanosecond to the last.  1e30 weighs about 2^-64 of 1 (5.4e10
+ * in the mean) where it is kept.
+ */
+Test(ewma, gaps_past_int64_max_forget_only_after_64_half_lives)
+{
+	const int64_t centuries = INT64_C(2500000) * 3600 * 1000000000;	/* 2,500,000 h */
+	const int64_t widest = (int64_t)(UINT64_MAX / 64);	/* 64 of them: 2^64 - 64 ns */
+	static const double values[] = { 1, 3 }, huge_first[] = { 1e30, 1 };
+	int64_t times[2] = { INT64_C(-4700000000) * 1000000000, INT64_C(4700000000) * 1000000000 };
+	double got[2], weight = exp2(-9.4e18 / (double)centuries);
+	struct agg *agg = ewma_make(0, centuries, 0);
+
+	push_all(agg, values, times, 2, got);
+	cr_assert(fabs(got[1] - (weight + 3) / (weight + 1)) < 1e-12, "%.17g", got[1]);
+	agg->kind->destroy(agg);
+	times[0] = INT64_MIN;
+	times[1] = INT64_MAX - 64;	/* 2^64 - 65 ns on: kept */
+	agg = ewma_make(0, widest, 0);
+	push_all(agg, huge_first, times, 2, got);
+	cr_assert(got[1] > 5e10 && got[1] < 6e10, "%g", got[1]);
+	agg->kind->destroy(agg);
+	times[1] = INT64_MAX - 63;	/* 2^64 - 64 ns on: forgotten */
+	agg = ewma_make(0, widest, 0);
+	push_all(agg, huge_first, times, 2, got);
+	cr_assert_eq(got[1], 1);
+	agg->kind->destroy(agg);
+	times[1] = INT64_MAX;
+	agg = ewma_make(0, widest + 1, 0);
+	push_all(agg, huge_first, times, 2, got);
+	cr_assert(got[1] > 5e10 && got[1] < 6e10, "%g", got[1]);
+	agg->kind->destroy(agg);
+}
