@@ -260,7 +260,7 @@ option_column(const char *option, const char *text)
 {
 	struct column_ref column;
 
-	if (column_parse(text, strlen(text), &column) != 0)
+	if (column_parse(text, strlen(text), &column) < 0)
 		usage_error("invalid column '%s' for %s: a field number from 1, from the end "
 		    "from -1, or a name with -H", text, option);
 	return column;
@@ -576,6 +576,9 @@ check_specs(int argc, char *argv[], struct settings *settings)
 			    (unsigned long long)WINDOW_ROWS_MAX);
 		}
 		spec_count++;
+		if (spec->column.digits && !config->header)
+			usage_error("invalid column in '%s': a field number from 1, or from the "
+			    "end from -1", argv[i]);
 		if (spec->column.name != NULL && !config->header)
 			usage_error("column '%.*s' in '%s' is a name: names need -H (--header)",
 			    (int)spec->column.name_len, spec->column.name, argv[i]);
@@ -602,11 +605,18 @@ check_specs(int argc, char *argv[], struct settings *settings)
 	if (spec_count == 0)
 		usage_error("no aggregate given ('%s' is taken as a file); the aggregates are %s",
 		    settings->inputs[0].name, aggregate_list());
-	if ((config->time_column.name != NULL || config->group_column.name != NULL) &&
-	    !config->header)
-		usage_error("column '%s' of %s is a name: names need -H (--header)",
-		    config->time_column.name != NULL ? config->time_column.name :
-		    config->group_column.name, config->time_column.name != NULL ? "-t" : "-g");
+	for (int i = 0; i < 2 && !config->header; i++) {
+		const struct column_ref *c = i == 0 ? &config->time_column :
+		    &config->group_column;
+		const char *option = i == 0 ? "-t" : "-g";
+
+		if (c->digits)
+			usage_error("invalid column '%s' for %s: a field number from 1, from the "
+			    "end from -1, or a name with -H", c->name, option);
+		if (c->name != NULL)
+			usage_error("column '%s' of %s is a name: names need -H (--header)",
+			    c->name, option);
+	}
 	config->specs = specs;
 	config->spec_count = spec_count;
 	settings->input_count = files;

@@ -1945,7 +1945,7 @@ pipeline_header(struct pipeline *p, const struct record *record)
 
 		/* As written: a number the first input's header named may be a field here. */
 		if (spec->column.text != NULL && (column_parse(spec->column.text,
-		    spec->column.text_len, &ref) != 0 ||
+		    spec->column.text_len, &ref) < 0 ||
 		    !resolve_column(p, record, &ref, &spec->column.number, &spec->column.from_end)))
 			return false;
 	}

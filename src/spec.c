@@ -59,23 +59,30 @@ column_parse(const char *text, size_t len, struct column_ref *column)
 	column->from_end = false;
 	column->name = NULL;
 	column->name_len = 0;
+	column->digits = false;
 	column->text = text;
 	column->text_len = len;
 	if (len == 0)
 		return -1;
 	if (len > 1 && text[0] == '-' && all_digits(text + 1, len - 1)) {
-		column->from_end = true;
-		text++;
-		len--;
+		if (parse_count(text + 1, len - 1, SIZE_MAX / 2, &number) == 0) {
+			column->from_end = true;
+			column->number = (size_t)number;
+			return 0;
+		}
 	} else if (!all_digits(text, len)) {
 		column->name = text;
 		column->name_len = len;
 		return 0;
+	} else if (parse_count(text, len, SIZE_MAX / 2, &number) == 0) {
+		column->number = (size_t)number;
+		return 0;
 	}
-	if (parse_count(text, len, SIZE_MAX / 2, &number) != 0)
-		return -1;
-	column->number = (size_t)number;
-	return 0;
+	/* No field number: a header may still have a field of that name. */
+	column->name = text;
+	column->name_len = len;
+	column->digits = true;
+	return 1;
 }
 
 enum spec_status
@@ -95,7 +102,7 @@ spec_parse(const char *text, struct agg_spec *spec)
 		    SPEC_UNKNOWN_AGGREGATE;
 	spec->column = (struct column_ref){ .number = 1 };
 	if (colon != NULL &&
-	    column_parse(colon + 1, (size_t)(end - colon - 1), &spec->column) != 0)
+	    column_parse(colon + 1, (size_t)(end - colon - 1), &spec->column) < 0)
 		return SPEC_BAD_COLUMN;
 	spec->has_window = at != NULL;
 	spec->window_offset = at != NULL ? (size_t)(at - text) : len;

@@ -39,6 +39,9 @@ struct column_ref {
 	bool from_end;		/* number counts from the last field: -1 is the last */
 	const char *name;	/* NULL for a number */
 	size_t name_len;
+	bool digits;		/* the name is digits, or a minus and digits, that make
+				   no field number (0, -0, too large): a header's name
+				   with -H, else no column at all */
 	const char *text;	/* the column as written, number or name */
 	size_t text_len;
 };
@@ -61,7 +64,7 @@ enum spec_status {
 	SPEC_UNKNOWN_AGGREGATE,	/* the name before ':' and '@' is not shaped like an
 				   aggregate's: the argument is a file */
 	SPEC_BAD_PERCENTILE,	/* p followed by a number that is no percentile (p101) */
-	SPEC_BAD_COLUMN,	/* the text after ':' is empty, or a number out of range */
+	SPEC_BAD_COLUMN,	/* the text after ':' is empty */
 	SPEC_BAD_WINDOW		/* the text after the last '@' is not a window */
 };
 
@@ -82,8 +85,9 @@ int window_parse(const char *text, size_t len, struct window_size *window);
 
 /*
  * Parses a column: all digits make a field number from 1, a minus and digits one
- * counted from the last field (-1 the last), anything else a header name.  Returns 0,
- * or -1 for an empty text or a number out of range.
+ * counted from the last field (-1 the last), anything else a header name.  Returns 0;
+ * 1 for digits that make no field number (0, -0, one past SIZE_MAX / 2), taken as a
+ * name (column->digits), which only a header can resolve; or -1 for an empty text.
  */
 int column_parse(const char *text, size_t len, struct column_ref *column);
 

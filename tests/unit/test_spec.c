@@ -71,12 +71,17 @@ Test(spec, errors)
 	cr_assert_eq(spec_parse("./avg", &spec), SPEC_UNKNOWN_AGGREGATE);
 	cr_assert_eq(spec_parse("avg.csv", &spec), SPEC_UNKNOWN_AGGREGATE);
 	cr_assert_eq(spec_parse(":2", &spec), SPEC_UNKNOWN_AGGREGATE);
-	cr_assert_eq(spec_parse("avg:-0", &spec), SPEC_BAD_COLUMN);
+	/* Digits that make no field number are names that need -H (main checks). */
+	cr_assert_eq(spec_parse("avg:-0", &spec), SPEC_OK);
+	cr_assert(spec.column.digits);
 	cr_assert_eq(spec_parse("avg:-", &spec), SPEC_OK);	/* a name */
 	cr_assert_eq(spec.column.name_len, 1);
+	cr_assert(!spec.column.digits);
 	cr_assert_eq(spec_parse("avg:", &spec), SPEC_BAD_COLUMN);
-	cr_assert_eq(spec_parse("avg:0", &spec), SPEC_BAD_COLUMN);
-	cr_assert_eq(spec_parse("avg:99999999999999999999999", &spec), SPEC_BAD_COLUMN);
+	cr_assert_eq(spec_parse("avg:0", &spec), SPEC_OK);
+	cr_assert(spec.column.digits);
+	cr_assert_eq(spec_parse("avg:99999999999999999999999", &spec), SPEC_OK);
+	cr_assert(spec.column.digits);
 	cr_assert_eq(spec_parse("avg@", &spec), SPEC_BAD_WINDOW);
 	cr_assert_eq(spec_parse("avg@0", &spec), SPEC_BAD_WINDOW);
 	cr_assert_eq(spec_parse("avg@5x", &spec), SPEC_BAD_WINDOW);
@@ -127,9 +132,22 @@ Test(spec, columns_from_end)
 	cr_assert_eq(column_parse("-3", 2, &ref), 0);
 	cr_assert(ref.from_end);
 	cr_assert_eq(ref.number, 3);
-	cr_assert_eq(column_parse("-0", 2, &ref), -1);
 	cr_assert_eq(column_parse("--1", 3, &ref), 0);	/* a name */
 	cr_assert_not_null(ref.name);
+	cr_assert(!ref.digits);
+	/* Digits that make no field number: a header's name only (swag(1), -H). */
+	cr_assert_eq(column_parse("-0", 2, &ref), 1);
+	cr_assert(ref.digits);
+	cr_assert_eq(ref.name_len, 2);
+	cr_assert_eq(memcmp(ref.name, "-0", 2), 0);
+	cr_assert_eq(column_parse("0", 1, &ref), 1);
+	cr_assert(ref.digits && ref.name_len == 1);
+	cr_assert_eq(column_parse("99999999999999999999", 20, &ref), 1);
+	cr_assert(ref.digits && ref.name_len == 20);
+	cr_assert_eq(column_parse("", 0, &ref), -1);
+	cr_assert_eq(spec_parse("sum:0", &spec), SPEC_OK);
+	cr_assert(spec.column.digits);
+	cr_assert_eq(spec_parse("sum:", &spec), SPEC_BAD_COLUMN);
 }
 
 /* The suggestion for a misspelt name reads the aggregates' table. */
