@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -624,12 +625,24 @@ check_specs(int argc, char *argv[], struct settings *settings)
 }
 
 /*
+ * True when fd is a directory, which open(2) takes but no read(2) can: it is refused
+ * with the files that cannot be opened, before anything is written (swag(1), FILES).
+ */
+static bool
+is_directory(int fd)
+{
+	struct stat st;
+
+	return fstat(fd, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/*
  * Opens the FILE arguments, all of them before the first is read: a missing one
  * stops swag before it writes anything (a cron job gets the whole answer or an error,
  * never a day's results without one of its files), and a log rotated while swag runs
  * is still read whole through its descriptor.  "-" is standard input, and no FILE
  * argument (or "-" alone) means standard input alone, named by no message.  A file
- * that cannot be opened is an error naming it, exit status 3.
+ * that cannot be opened, or a directory, is an error naming it, exit status 3.
  */
 static void
 open_inputs(struct settings *settings)
@@ -655,6 +668,10 @@ open_inputs(struct settings *settings)
 		}
 		if ((input->fd = open(input->name, O_RDONLY | O_CLOEXEC)) < 0) {
 			warn_message("%s: %s", input->name, strerror(errno));
+			exit(EXIT_RESOURCE);
+		}
+		if (is_directory(input->fd)) {
+			warn_message("%s: %s", input->name, strerror(EISDIR));
 			exit(EXIT_RESOURCE);
 		}
 	}
