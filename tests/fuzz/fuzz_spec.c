@@ -13,7 +13,9 @@
  *     (rows WINDOW_ROWS_ALL), rows exactly when the text is all digits and all exactly
  *     when it is "all";
  *   - a column is a field number from 1 to SIZE_MAX / 2 when all digits, or a minus
- *     and digits (counted from the end), else a name;
+ *     and digits (counted from the end), else a name; digits, or a minus and digits,
+ *     that make no field number (0, -0, too large) are a name marked digits, and only
+ *     the empty text is refused;
  *   - a count is from 1 to its maximum.
  */
 #include <stdbool.h>
@@ -81,7 +83,8 @@ check_spec(const char *text)
 	if (spec.column.name != NULL) {
 		if (colon == NULL || spec.column.name != colon + 1 ||
 		    spec.column.name + spec.column.name_len != end || spec.column.name_len == 0 ||
-		    all_digits(spec.column.name, spec.column.name_len) || spec.column.number != 0)
+		    (!spec.column.digits && all_digits(spec.column.name, spec.column.name_len)) ||
+		    spec.column.number != 0)
 			fail("bad column name", text, len);
 	} else if (spec.column.number < 1 || spec.column.number > SIZE_MAX / 2 ||
 	    (colon == NULL && spec.column.number != 1)) {
@@ -114,15 +117,27 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		check_window(&window, all_digits(raw, size), raw, size);
 	/* A minus and digits count from the last field. */
 	from_end = size > 1 && raw[0] == '-' && all_digits(raw + 1, size - 1);
-	if (column_parse(raw, size, &column) == 0) {
-		if (column.text != raw || column.text_len != size || column.from_end != from_end)
+	switch (column_parse(raw, size, &column)) {
+	case 0:
+		if (column.text != raw || column.text_len != size || column.from_end != from_end ||
+		    column.digits)
 			fail("bad column text", raw, size);
 		if (all_digits(raw, size) || from_end ? column.name != NULL || column.number < 1 ||
 		    column.number > SIZE_MAX / 2 : column.name != raw || column.name_len != size ||
 		    column.number != 0)
 			fail("bad column", raw, size);
-	} else if (size > 0 && !all_digits(raw, size) && !from_end) {
-		fail("a name was refused", raw, size);
+		break;
+	case 1:
+		/* Digits that make no field number: a name that only a header can have. */
+		if (!column.digits || column.name != raw || column.name_len != size ||
+		    column.number != 0 || column.from_end || !(all_digits(raw, size) || from_end) ||
+		    parse_count(raw + from_end, size - from_end, SIZE_MAX / 2, &count) == 0)
+			fail("bad digits name", raw, size);
+		break;
+	default:
+		if (size > 0)
+			fail("a column was refused", raw, size);
+		break;
 	}
 	/* The maximum from the first byte: small ones test the bound, 0 the extreme. */
 	max = size > 0 ? (uint64_t)(unsigned char)raw[0] * 1000 : 0;
