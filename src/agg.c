@@ -54,6 +54,20 @@ parse_percentile(const char *text, size_t len, double *q)
 	if (digits == 0 || points > 1 || text[0] == '.' || text[len - 1] == '.' ||
 	    !parse_number(text, len, &n) || n > 100)
 		return false;
+	if (n == 100) {
+		/*
+		 * A number just above 100 rounds to it: an integer part of 100 (not 99.99...)
+		 * and a fraction not all zeros (100.00000000000000000001) is no N.
+		 */
+		const char *point = memchr(text, '.', len), *d = text;
+
+		while (*d == '0')
+			d++;
+		if (point != NULL && point - d == 3)
+			for (d = point + 1; d < text + len; d++)
+				if (*d != '0')
+					return false;
+	}
 	*q = n / 100;
 	return true;
 }

@@ -63,6 +63,12 @@ Test(spec, errors)
 	cr_assert_eq(spec_parse("p100.5", &spec), SPEC_BAD_PERCENTILE);
 	cr_assert_eq(spec_parse("p101", &spec), SPEC_BAD_PERCENTILE);
 	cr_assert_eq(spec_parse("P101:2", &spec), SPEC_BAD_PERCENTILE);
+	/* Above 100 though the double rounds to it; below 100 rounding to it is N. */
+	cr_assert_eq(spec_parse("p100.00000000000000000001", &spec), SPEC_BAD_PERCENTILE);
+	cr_assert_eq(spec_parse("p0100.00000000000000000001", &spec), SPEC_BAD_PERCENTILE);
+	cr_assert_eq(spec_parse("p099.99999999999999999999", &spec), SPEC_OK);
+	cr_assert_eq(spec.params.percentile, 1);
+	cr_assert_eq(spec_parse("p100.000", &spec), SPEC_OK);
 	cr_assert_eq(spec_parse("p-1", &spec), SPEC_BAD_PERCENTILE);
 	cr_assert_eq(spec_parse("p", &spec), SPEC_UNKNOWN_AGGREGATE);
 	cr_assert_eq(spec_parse("p.5", &spec), SPEC_BAD_PERCENTILE);
