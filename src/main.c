@@ -214,7 +214,8 @@ option_count(const char *option, const char *text, uint64_t min, uint64_t max)
 {
 	uint64_t value;
 
-	if (min == 0 && strcmp(text, "0") == 0)
+	/* 0 in any number of digits (00), as the other counts take leading zeros. */
+	if (min == 0 && text[0] != '\0' && text[strspn(text, "0")] == '\0')
 		return 0;
 	if (parse_count(text, strlen(text), max, &value) != 0 || value < min)
 		usage_error("invalid %s '%s': not an integer from %llu to %llu", option, text,
@@ -519,7 +520,11 @@ aggregate_list(void)
 static void
 check_misspelt(const char *arg)
 {
-	size_t len = strcspn(arg, ":@");
+	/* The name as spec_parse cuts it: before the first ':' and the last '@'. */
+	const char *at = strrchr(arg, '@');
+	size_t end = at != NULL ? (size_t)(at - arg) : strlen(arg);
+	const char *colon = memchr(arg, ':', end);
+	size_t len = colon != NULL ? (size_t)(colon - arg) : end;
 	const char *nearest;
 
 	if (strcmp(arg, "-") == 0 || access(arg, F_OK) == 0 || errno != ENOENT ||
@@ -566,7 +571,8 @@ check_specs(int argc, char *argv[], struct settings *settings)
 			settings->inputs[files++].fd = -1;
 			continue;
 		case SPEC_BAD_PERCENTILE:
-			usage_error("unknown aggregate in '%s': percentiles go from p0 to p100",
+			usage_error("unknown aggregate in '%s': a percentile is p and digits with "
+			    "at most one point between them, from p0 to p100 (p99, p99.9)",
 			    argv[i]);
 		case SPEC_BAD_COLUMN:
 			usage_error("invalid column in '%s': a field number from 1, or from the "
