@@ -104,8 +104,9 @@ struct bucket {
 	bool open;			/* a bucket is being filled */
 	uint64_t start;			/* b, modulo 2^64 */
 	int64_t last;			/* b + S - 1, the latest time the bucket holds,
-					   or INT64_MAX when that is later: where a
-					   bucket begins before 1677, b - t may wrap */
+					   INT64_MAX when that lies past 2262: a time
+					   is compared with it, as t - b modulo 2^64
+					   wraps for a bucket that begins before 1677 */
 	int64_t start_sec;		/* b, seconds toward the past ... */
 	uint32_t start_nsec;		/* ... and nanoseconds */
 	uint64_t serial;		/* counts the buckets, for group.bucket_serial */
