@@ -520,12 +520,13 @@ aggregate_list(void)
 static void
 check_misspelt(const char *arg)
 {
-	/* The name as spec_parse cuts it: before the first ':' and the last '@'. */
-	const char *at = strrchr(arg, '@');
-	size_t end = at != NULL ? (size_t)(at - arg) : strlen(arg);
-	const char *colon = memchr(arg, ':', end);
-	size_t len = colon != NULL ? (size_t)(colon - arg) : end;
+	struct agg_spec spec;
+	size_t len;
 	const char *nearest;
+
+	/* The name as an aggregate's is cut: before the first ':' and the last '@'. */
+	(void)spec_parse(arg, &spec);
+	len = spec.name_len;
 
 	if (strcmp(arg, "-") == 0 || access(arg, F_OK) == 0 || errno != ENOENT ||
 	    (nearest = agg_suggest(arg, len)) == NULL)
@@ -575,8 +576,8 @@ check_specs(int argc, char *argv[], struct settings *settings)
 			    "at most one point between them, from p0 to p100 (p99, p99.9)",
 			    argv[i]);
 		case SPEC_BAD_COLUMN:
-			usage_error("invalid column in '%s': a field number from 1, or from the "
-			    "end from -1", argv[i]);
+			usage_error("invalid column in '%s': a field number from 1, from the end "
+			    "from -1, or a name with -H", argv[i]);
 		case SPEC_BAD_WINDOW:
 			usage_error("invalid window in '%s': a row count from 1 to %llu, "
 			    "a duration such as 30s, or all", argv[i],
@@ -584,8 +585,8 @@ check_specs(int argc, char *argv[], struct settings *settings)
 		}
 		spec_count++;
 		if (spec->column.digits && !config->header)
-			usage_error("invalid column in '%s': a field number from 1, or from the "
-			    "end from -1", argv[i]);
+			usage_error("invalid column in '%s': a field number from 1, from the end "
+			    "from -1, or a name with -H", argv[i]);
 		if (spec->column.name != NULL && !config->header)
 			usage_error("column '%.*s' in '%s' is a name: names need -H (--header)",
 			    (int)spec->column.name_len, spec->column.name, argv[i]);
@@ -670,9 +671,7 @@ open_inputs(struct settings *settings)
 		if (strcmp(input->name, "-") == 0) {
 			input->name = "standard input";
 			input->fd = STDIN_FILENO;
-			continue;
-		}
-		if ((input->fd = open(input->name, O_RDONLY | O_CLOEXEC)) < 0) {
+		} else if ((input->fd = open(input->name, O_RDONLY | O_CLOEXEC)) < 0) {
 			warn_message("%s: %s", input->name, strerror(errno));
 			exit(EXIT_RESOURCE);
 		}

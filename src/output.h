@@ -72,6 +72,23 @@ output_commit(struct output *out, size_t n)
 	out->len += n;
 }
 
+/*
+ * A short text: output_write_short copies this many bytes whatever its length, in one
+ * fixed-size move instead of a memcpy call of the length (group keys, text results).
+ */
+#define OUTPUT_SHORT_MAX 16
+
+/*
+ * Appends the n bytes of text, n at most OUTPUT_SHORT_MAX; OUTPUT_SHORT_MAX bytes must
+ * be readable from text.
+ */
+static inline void
+output_write_short(struct output *out, const void *text, size_t n)
+{
+	memcpy(output_reserve(out, OUTPUT_SHORT_MAX), text, OUTPUT_SHORT_MAX);
+	out->len += n;
+}
+
 /* Appends n bytes. */
 static inline void
 output_write(struct output *out, const void *bytes, size_t n)

@@ -64,7 +64,8 @@ struct column {
  * this constant size, not memcpy's call for its length (40 instructions less a record
  * with -g, callgrind).
  */
-#define GROUP_KEY_ROOM 16
+#define GROUP_KEY_ROOM OUTPUT_SHORT_MAX
+_Static_assert(AGG_TEXT_READABLE >= OUTPUT_SHORT_MAX, "a short text result goes out whole");
 
 /*
  * One key's windows (the only one without -g).  With -g the groups are also in a
@@ -480,14 +481,11 @@ write_result_as(struct pipeline *p, struct output *out, const struct agg_result 
 		commit_number(p, buf, format_uint(result->count, buf));
 		break;
 	case AGG_RESULT_TEXT:
-		if (result->text_len <= AGG_TEXT_READABLE && !p->quote_output) {
-			/* A short text in one copy of AGG_TEXT_READABLE bytes (agg.h). */
-			buf = output_reserve(out, AGG_TEXT_READABLE);
-			memcpy(buf, result->text, AGG_TEXT_READABLE);
-			output_commit(out, result->text_len);
-		} else {
+		/* A short one in one fixed copy: AGG_TEXT_READABLE bytes are readable. */
+		if (result->text_len <= OUTPUT_SHORT_MAX && !p->quote_output)
+			output_write_short(out, result->text, result->text_len);
+		else
 			write_text(p, result->text, result->text_len);
-		}
 		break;
 	}
 }
@@ -766,7 +764,6 @@ pipeline_reclaim(struct pipeline *p)
 {
 	while (p->oldest != NULL && p->oldest != p->newest &&
 	    (uint64_t)p->time - (uint64_t)p->oldest->newest >= p->longest &&
-	    p->longest != UINT64_MAX &&
 	    !(p->bucket.serial != 0 && p->oldest->bucket_serial == p->bucket.serial)) {
 		struct group *g = p->oldest;
 
@@ -1200,10 +1197,9 @@ stage_windows(struct pipeline *p, size_t n)
 PIPELINE_HOT void
 write_key(struct pipeline *p, const struct group *g)
 {
-	if (g->key_len - 1 < GROUP_KEY_ROOM && !p->quote_output) {
-		memcpy(output_reserve(p->out, GROUP_KEY_ROOM), g->key, GROUP_KEY_ROOM);
-		output_commit(p->out, g->key_len);
-	} else if (g->key_len > 0)
+	if (g->key_len - 1 < GROUP_KEY_ROOM && !p->quote_output)
+		output_write_short(p->out, g->key, g->key_len);
+	else if (g->key_len > 0)
 		write_text(p, g->key, g->key_len);
 	else
 		write_text(p, p->config->null_text, p->config->null_len);
@@ -1382,7 +1378,6 @@ bucket_next(struct pipeline *p)
 {
 	struct bucket *bk = &p->bucket;
 	size_t kept = 0;
-	__extension__ __int128 end;
 
 	bk->start += (uint64_t)bk->span;
 	if (__builtin_add_overflow(bk->last, bk->span, &bk->last))
@@ -1392,15 +1387,17 @@ bucket_next(struct pipeline *p)
 		bk->start_sec++;
 		bk->start_nsec -= NANOS_PER_SECOND;
 	}
-	/* The new bucket's end, b + 2S, exactly: it may lie past 2262. */
-	end = (__extension__ (__int128)bk->start_sec) * NANOS_PER_SECOND + bk->start_nsec +
-	    bk->span;
 	bk->serial++;
 	for (size_t i = 0; i < bk->key_count; i++) {
 		struct group *g = bk->keys[i];
 
-		/* t is in a window of b + S when b + 2S - t is (in 128 bits: no wrap). */
-		if (p->longest_window > 0 && end - g->bucket_newest <= p->longest_window) {
+		/*
+		 * b + 2S - t is from S + 1 to S + the longest window (t is at least b, or
+		 * b + S - the longest window for a key kept from the bucket before), below
+		 * 2^64: modulo 2^64 it is exact, wherever b lies.  t is in a window of b + S.
+		 */
+		if (p->longest_window > 0 && bk->start + (uint64_t)bk->span -
+		    (uint64_t)g->bucket_newest <= (uint64_t)p->longest_window) {
 			g->bucket_serial = bk->serial;
 			bk->keys[kept++] = g;
 		}
@@ -2413,7 +2410,8 @@ pipeline_init(struct pipeline *p, const struct pipeline_config *config)
 	for (size_t i = 0; i < n; i++) {
 		uint64_t reach = window_reach(&config->specs[i]);
 
-		if (reach == 0)
+		/* UINT64_MAX: an ewma's history that outlasts any two timestamps' distance. */
+		if (reach == 0 || reach == UINT64_MAX)
 			p->reclaim = false;
 		else if (reach > p->longest)
 			p->longest = reach;

@@ -84,6 +84,9 @@ check_spec(const char *text)
 		if (colon == NULL || spec.column.name != colon + 1 ||
 		    spec.column.name + spec.column.name_len != end || spec.column.name_len == 0 ||
 		    (!spec.column.digits && all_digits(spec.column.name, spec.column.name_len)) ||
+		    (spec.column.digits && !all_digits(spec.column.name, spec.column.name_len) &&
+		    !(spec.column.name[0] == '-' && spec.column.name_len > 1 &&
+		    all_digits(spec.column.name + 1, spec.column.name_len - 1))) ||
 		    spec.column.number != 0)
 			fail("bad column name", text, len);
 	} else if (spec.column.number < 1 || spec.column.number > SIZE_MAX / 2 ||

@@ -36,7 +36,7 @@ check 2 "swag: unrecognized option '--no-such-option'" '' --no-such-option -w 2 
 check 2 "swag: invalid window '0': a row count from 1 to 4611686018427387904, a duration such as 30s, or all" \
 	'' -w 0 sum
 check 2 "swag: unknown aggregate in 'p101': a percentile is p and digits with at most one point between them, from p0 to p100 (p99, p99.9)" '' -w 2 p101
-check 2 "swag: invalid column in 'sum:0': a field number from 1, or from the end from -1" '' -w 2 sum:0
+check 2 "swag: invalid column in 'sum:0': a field number from 1, from the end from -1, or a name with -H" '' -w 2 sum:0
 check 2 "swag: no window for 'sum': give -w or sum@WINDOW" '' sum
 check 2 'swag: no aggregate given' '' -w 2
 check 2 "swag: column 'price' in 'sum:price' is a name: names need -H (--header)" '' -w 2 sum:price

@@ -65,6 +65,13 @@ run directory -w 100 avg:-1 access.log.1 a-directory access.log
 expect_eq "a directory: status" "$status" 3
 expect_eq "a directory: message" "$(cat directory.err)" "swag: a-directory: Is a directory"
 expect_eq "a directory: nothing written" "$(wc -c < directory.out)" 0
+# So is standard input, given as - among the files, when it is a directory (alone it is
+# read, and fails as a read error: exit-status.sh).
+run stdin-directory -w 100 avg:-1 access.log.1 - < a-directory
+expect_eq "standard input a directory: status" "$status" 3
+expect_eq "standard input a directory: message" "$(cat stdin-directory.err)" \
+    "swag: standard input: Is a directory"
+expect_eq "standard input a directory: nothing written" "$(wc -c < stdin-directory.out)" 0
 
 # Concatenated members (cat a.gz b.gz, or gzip's own -c >>) are one input.
 { head -n 10 day.log | gzip; sed -n '11,20p' day.log | gzip; } > two-members.gz

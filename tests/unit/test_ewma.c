@@ -423,8 +423,8 @@ Test(ewma, forgets_after_64_half_lives)
 
 /*
  * Timestamps further apart than INT64_MAX nanoseconds (292 years; they span 584): a
- * half-life of 285 years keeps the history across 294 years (1.03 half-lives); one of
- * UINT64_MAX / 64 nanoseconds (4.6 years) forgets it 64 of them on and not a
+ * half-life of 285 years keeps the history across 298 years (1.04 half-lives); one of
+ * UINT64_MAX / 64 nanoseconds (9.1 years) forgets it 64 of them on and not a
  * nanosecond sooner, though that is past INT64_MAX; and one longer never does, not
  * even from the first nanosecond to the last.  1e30 weighs about 2^-64 of 1 (5.4e10
  * in the mean) where it is kept.
