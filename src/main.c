@@ -468,8 +468,9 @@ parse_options(int argc, char *argv[], struct settings *settings)
 	 */
 	if (!settings->have_na)
 		config->na_texts = option_na_list("-", &config->na_count);
-	if (!settings->have_null && (config->output_delimiter == '\t' ||
-	    config->output_delimiter == ' ') && config->input_delimiter != '\t')
+	config->blank_output = (config->output_delimiter == '\t' ||
+	    config->output_delimiter == ' ') && config->input_delimiter != '\t';
+	if (!settings->have_null && config->blank_output)
 		config->null_text = "-";
 	config->null_len = strlen(config->null_text);
 }

@@ -497,6 +497,22 @@ write_result(struct pipeline *p, const struct agg_result *result)
 	write_result_as(p, p->out, result, p->shortest && !p->quote_numbers);
 }
 
+/*
+ * Writes a delimited input's field (-a) or header name: as write_text, and an empty one
+ * as "" where blanks separate the output (swag(1), OUTPUT), which awk and swag itself
+ * read as runs, so that the columns after it stay in place; "" reads back as CSV's
+ * empty field.
+ */
+static void
+write_input_field(struct pipeline *p, const char *text, size_t len)
+{
+	if (len == 0 && p->config->blank_output) {
+		output_write(p->out, "\"\"", 2);
+		return;
+	}
+	write_text(p, text, len);
+}
+
 /* Writes the input record for -a: the line as it came, or its fields re-quoted. */
 static void
 write_input_record(struct pipeline *p, const struct record *record)
@@ -508,7 +524,7 @@ write_input_record(struct pipeline *p, const struct record *record)
 	for (size_t i = 0; i < record->field_count; i++) {
 		if (i > 0)
 			output_byte(p->out, p->config->output_delimiter);
-		write_text(p, record->fields[i].text, record->fields[i].len);
+		write_input_field(p, record->fields[i].text, record->fields[i].len);
 	}
 }
 
@@ -1913,7 +1929,7 @@ write_column_name(struct pipeline *p, const struct record *header, size_t number
 	size_t at = field_position(number, from_end, header->field_count);
 
 	if (at <= header->field_count) {
-		write_text(p, header->fields[at - 1].text, header->fields[at - 1].len);
+		write_input_field(p, header->fields[at - 1].text, header->fields[at - 1].len);
 	} else if (from_end) {
 		char *buf = output_reserve(p->out, 21);
 

@@ -567,6 +567,7 @@ struct tcase {
 	uint64_t step, min_count;
 	int precision;		/* -1: shortest */
 	const char *null_text;
+	bool blank_out;		/* blanks separate the output, the input is not TSV */
 	const char *na[4];
 	int nna;
 	struct spec spec[MAX_SPECS];
@@ -971,7 +972,7 @@ gen_config(struct tcase *c, const char *swag, size_t records)
 		c->out_delim = '\t';
 	}
 	if (chance(0.12)) {
-		static const char delimited_out[] = { ',', ';', '\t', '|' };
+		static const char delimited_out[] = { ',', ';', '\t', '|', ' ' };
 		static const char blank_out[] = { '\t', ';', '|' };
 
 		c->out_delim = c->delimited ? PICK(delimited_out) : PICK(blank_out);
@@ -1104,11 +1105,12 @@ gen_config(struct tcase *c, const char *swag, size_t records)
 		opts[nopts][1] = aprintf("%d", c->precision);
 		opts[nopts++][2] = NULL;
 	}
+	c->blank_out = (c->out_delim == '\t' || c->out_delim == ' ') &&
+	    !(c->delimited && c->in_delim == '\t');
 	if (*c->null_text != '\0' || chance(0.05)) {
 		opts[nopts][0] = aprintf("--null=%s", c->null_text);
 		opts[nopts++][1] = NULL;
-	} else if ((c->out_delim == '\t' || c->out_delim == ' ') &&
-	    !(c->delimited && c->in_delim == '\t')) {
+	} else if (c->blank_out) {
 		/* OUTPUT: where blanks separate the output (not TSV's), a null is "-". */
 		c->null_text = "-";
 	}
@@ -1569,6 +1571,19 @@ rendered(const struct tcase *c, const char *s)
 	return t;
 }
 
+/*
+ * A delimited input's field written back (-a) or header name: an empty one is "" where
+ * blanks separate the output (OUTPUT: awk reads a run of blanks as one separator).
+ */
+static void
+render_field(struct buf *b, const struct tcase *c, const char *s, size_t n)
+{
+	if (n == 0 && c->delimited && c->blank_out)
+		buf_add(b, "\"\"", 2);
+	else
+		render_text(b, c, s, n);
+}
+
 /* -a's copy of the record: the line as it came, or the fields quoted again. */
 static void
 render_record(struct buf *b, const struct tcase *c, const struct record *r)
@@ -1580,7 +1595,7 @@ render_record(struct buf *b, const struct tcase *c, const struct record *r)
 	for (int k = 0; k < r->nf; k++) {
 		if (k > 0)
 			buf_putc(b, c->out_delim);
-		render_text(b, c, r->f[k], strlen(r->f[k]));
+		render_field(b, c, r->f[k], strlen(r->f[k]));
 	}
 }
 
@@ -2068,14 +2083,14 @@ evaluate(const struct tcase *c, struct expect *e)
 
 		if (c->bucket) {
 			/* BUCKETS: the time column's name first. */
-			render_text(&b, c, c->name[c->time_col - 1], strlen(c->name[c->time_col - 1]));
+			render_field(&b, c, c->name[c->time_col - 1], strlen(c->name[c->time_col - 1]));
 			buf_putc(&b, c->out_delim);
 		}
 		if (c->append) {
 			render_record(&b, c, c->header_rec);
 			buf_putc(&b, c->out_delim);
 		} else if (c->group_col) {
-			render_text(&b, c, c->name[c->group_col - 1], strlen(c->name[c->group_col - 1]));
+			render_field(&b, c, c->name[c->group_col - 1], strlen(c->name[c->group_col - 1]));
 			buf_putc(&b, c->out_delim);
 		}
 		o->prefix = astrndup(b.p ? b.p : "", b.len);
