@@ -39,6 +39,7 @@ reader_create(int fd, int (*idle)(void *context), void *context,
 	r->zbuf = NULL;
 	r->zcap = 0;
 	r->raw_eof = r->member_done = false;
+	r->gz_failed = 0;
 	return r;
 }
 
@@ -159,14 +160,19 @@ reader_zfree(void *opaque, void *p)
  * Inflates gzip input into dst, up to cap bytes, reading compressed blocks as it
  * needs them; a member that ends is followed by the next, if any.  Returns the bytes
  * inflated, at least one, or 0 at the end of the last member, or a negative
- * reader_status.
+ * reader_status.  The bytes that the call meeting corrupt data made before it come
+ * out first and the error at the next call, so that the records before it are
+ * processed (swag(1), FILES).
  */
 static ssize_t
 reader_inflate(struct reader *r, char *dst, size_t cap)
 {
 	z_stream *z = r->gz;
 
+	if (r->gz_failed != 0)
+		return r->gz_failed;
 	for (;;) {
+		enum reader_status failed = 0;
 		size_t made;
 		ssize_t n;
 		int ret;
@@ -196,9 +202,12 @@ reader_inflate(struct reader *r, char *dst, size_t cap)
 		if (ret == Z_STREAM_END)
 			r->member_done = true;
 		else if (ret == Z_MEM_ERROR)
-			return READER_NO_MEMORY;
+			failed = READER_NO_MEMORY;
 		else if (ret != Z_OK && ret != Z_BUF_ERROR)
-			return READER_GZIP_CORRUPT;
+			failed = READER_GZIP_CORRUPT;
+		if (failed != 0 && made == 0)
+			return failed;
+		r->gz_failed = failed;
 		if (made > 0)
 			return (ssize_t)made;
 	}

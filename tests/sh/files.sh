@@ -105,6 +105,14 @@ checks=$((checks + 1))
 run corrupt -w 10 sum corrupt.gz
 expect_eq "corrupt gzip: status" "$status" 1
 expect_eq "corrupt gzip: message" "$(cat corrupt.err)" "swag: corrupt.gz: gzip data is corrupt"
+# Corrupt data after good blocks: the lines of the blocks before it come out first
+# (a stored block of "1 2 3", then a block of the invalid type 3).
+printf '\037\213\010\000\000\000\000\000\000\003\000\006\000\371\3771\n2\n3\n\007' > late.gz
+run late -w 10 sum late.gz
+expect_eq "gzip corrupt after good blocks: status" "$status" 1
+expect_eq "gzip corrupt after good blocks: output" "$(tr '\n' ' ' < late.out)" "1 3 6 "
+expect_eq "gzip corrupt after good blocks: message" "$(cat late.err)" \
+    "swag: late.gz: gzip data is corrupt"
 { seq 1 3 | gzip; echo trailing; } > trailing.gz
 run trailing -w 10 sum trailing.gz
 expect_eq "text after a gzip member: status" "$status" 1
