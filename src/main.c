@@ -878,24 +878,16 @@ report_failure(const struct pipeline_report *r, bool first_timestamp)
 {
 	const char *before = first_timestamp ? " (and no timestamp came before it)" : "";
 	char hint[80] = "";
-	char quoted[4 * PIPELINE_QUOTE_MAX + 8];	/* every byte may become \\xHH */
+	char quoted[PIPELINE_ESCAPED(PIPELINE_QUOTE_MAX) + sizeof("...")];
 	const char *where, *column;
-	size_t n = 0;
+	size_t n;
 
 	/* The field is shown with its unprintable bytes escaped, and cut when long. */
-	for (size_t i = 0; i < r->failed_text_len; i++) {
-		unsigned char c = (unsigned char)r->failed_text[i];
-
-		if (c == '\\') {
-			quoted[n++] = '\\';
-			quoted[n++] = '\\';
-		} else if (c >= 0x20 && c != 0x7f)
-			quoted[n++] = (char)c;
-		else
-			n += (size_t)snprintf(quoted + n, sizeof(quoted) - n, "\\x%02x", c);
+	n = pipeline_escape(quoted, r->failed_text, r->failed_text_len);
+	if (r->failed_text_cut) {
+		memcpy(quoted + n, "...", 3);
+		n += 3;
 	}
-	if (r->failed_text_cut)
-		n += (size_t)snprintf(quoted + n, sizeof(quoted) - n, "...");
 	quoted[n] = '\0';
 	if (r->problems[PROBLEM_EPOCH_UNIT].count > 0)
 		snprintf(hint, sizeof(hint), " (above 1e11 seconds read in %s: see "

@@ -1785,7 +1785,34 @@ pipeline_bind_columns(struct pipeline *p)
 	p->unread &= ~field_bit(p->time_column) & ~field_bit(p->group_column);
 }
 
-/* Appends ", "-separated header names for the unknown-column message. */
+size_t
+pipeline_escape(char *dst, const char *text, size_t len)
+{
+	static const char hex[] = "0123456789abcdef";
+	char *s = dst;
+
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)text[i];
+
+		if (c == '\\') {
+			*s++ = '\\';
+			*s++ = '\\';
+		} else if (c >= 0x20 && c != 0x7f) {
+			*s++ = (char)c;
+		} else {
+			*s++ = '\\';
+			*s++ = 'x';
+			*s++ = hex[c >> 4];
+			*s++ = hex[c & 15];
+		}
+	}
+	return (size_t)(s - dst);
+}
+
+/*
+ * The ", "-separated header names for the unknown-column message, escaped as a
+ * message shows a field (a NUL among them would end the message there).
+ */
 static char *
 join_header_names(const struct record *record)
 {
@@ -1793,7 +1820,7 @@ join_header_names(const struct record *record)
 	char *names, *s;
 
 	for (size_t i = 0; i < record->field_count; i++)
-		bytes += record->fields[i].len + 2;
+		bytes += PIPELINE_ESCAPED(record->fields[i].len) + 2;
 	if ((names = mem_realloc(NULL, bytes)) == NULL)
 		return NULL;
 	s = names;
@@ -1802,8 +1829,7 @@ join_header_names(const struct record *record)
 			memcpy(s, ", ", 2);
 			s += 2;
 		}
-		memcpy(s, record->fields[i].text, record->fields[i].len);
-		s += record->fields[i].len;
+		s += pipeline_escape(s, record->fields[i].text, record->fields[i].len);
 	}
 	*s = '\0';
 	return names;

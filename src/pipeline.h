@@ -134,6 +134,14 @@ struct pipeline_report {
 };
 
 /*
+ * Writes text[0, len) to dst as a message shows a field: a backslash doubled, a byte
+ * below 0x20 or 0x7f as \xHH, others as they are; at most PIPELINE_ESCAPED(len)
+ * bytes, no terminating NUL.  Returns the bytes written.
+ */
+#define PIPELINE_ESCAPED(len) (4 * (len))
+size_t pipeline_escape(char *dst, const char *text, size_t len);
+
+/*
  * Reads records from inputs[0, count), each in turn to its end, writing one result
  * record per data record (every config->step-th), or per bucket and key with
  * config->bucket, to out, and flushing out whenever the input would block.  Each

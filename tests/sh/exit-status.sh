@@ -41,6 +41,8 @@ check 2 "swag: no window for 'sum': give -w or sum@WINDOW" '' sum
 check 2 'swag: no aggregate given' '' -w 2
 check 2 "swag: column 'price' in 'sum:price' is a name: names need -H (--header)" '' -w 2 sum:price
 check 2 "swag: unknown column 'price'; the header has: a, b" 'a,b\n1,2\n' -c -H -w 2 sum:price
+# The names are escaped as a field is in other messages: a NUL would end the message.
+check 2 "swag: unknown column 'a'; the header has: a\\x00b, c\\\\d, \\x7f" 'a\0b,c\\d,\x7f\n1,2\n' -c -H -w 2 sum:a
 check 2 "swag: window of 'sum' is a duration: durations need -t (--time)" '' -w 5s sum
 check 2 "swag: invalid precision '31': not an integer from 0 to 30" '' -p 31 -w 2 sum
 
