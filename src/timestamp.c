@@ -529,9 +529,10 @@ is_zone_name(const char *p, size_t len)
 }
 
 /*
- * Reads, at *cursor, a blank and a zone shaped as is_zone_shaped says, then, after a
- * numeric zone, maybe a blank and a zone's name, which says nothing more: the ends of
- * "2026-11-30 12:00:01 +0100" and "2026-11-30 12:00:01.123 +0100 CET" in one field.
+ * Reads, at *cursor, a blank and a zone shaped as is_zone_shaped says or +hh, -hh,
+ * then, after a numeric zone, maybe a blank and a zone's name, which says nothing
+ * more: the ends of "2026-11-30 12:00:01 +0100", "2026-11-30 12:00:01 +01" and
+ * "2026-11-30 12:00:01.123 +0100 CET" in one field.
  * Stores the zone's seconds east of UTC and moves *cursor to end, or returns false.
  */
 static bool
@@ -544,7 +545,9 @@ scan_blank_zone(const char **cursor, const char *end, int *offset_seconds)
 	zone = ++p;
 	while (p < end && *p != ' ')
 		p++;
-	if (!is_zone_shaped(zone, (size_t)(p - zone)))
+	/* Inside a field, +hh and -hh are zones too: no value can stand there. */
+	if (!is_zone_shaped(zone, (size_t)(p - zone)) && !(p - zone == 3 &&
+	    (zone[0] == '+' || zone[0] == '-') && is_digit(zone[1]) && is_digit(zone[2])))
 		return false;
 	if (p < end) {
 		name = p + 1;
@@ -576,16 +579,24 @@ scan_iso(const char *p, const char *end, int64_t *seconds, uint64_t *fraction,
 	if (!scan_iso_date(&p, end, &days))
 		return false;
 	if (p < end) {
+		const char *zone;
+
 		if (*p != 'T' && *p != 't' && *p != ' ')
 			return false;
 		p++;
 		if (!scan_clock(&p, end, true, &seconds_of_day, fraction))
 			return false;
-		if (p == end)
+		zone = p;
+		if (p == end) {
 			*zone_missing = true;
-		else if (!scan_zone(&p, end, &offset_seconds) &&
-		    !scan_blank_zone(&p, end, &offset_seconds))
+		} else if (scan_zone(&p, end, &offset_seconds)) {
+			/* A numeric zone may be followed by a zone's name, as after a blank. */
+			if ((*zone | 0x20) != 'z' && p < end && *p == ' ' &&
+			    is_zone_name(p + 1, (size_t)(end - p - 1)))
+				p = end;
+		} else if (!scan_blank_zone(&p, end, &offset_seconds)) {
 			return false;
+		}
 		if (p != end)
 			return false;
 	}
@@ -1124,6 +1135,16 @@ read_timestamp_fields(const struct field *fields, size_t count, enum epoch_unit 
 			return parse_pair_clf_zone(seconds, fraction, b, b + fields[1].len,
 			    nanos);
 		}
+	}
+	if (*p != '[' && end - p > 2 && p[2] == '/' && count >= 2) {
+		/* CLF without its brackets: a time without a zone, which may be next. */
+		const char *date = p;
+		int64_t seconds;
+		uint64_t fraction;
+
+		if (scan_clf_date_time(&date, end, &seconds, &fraction) && date == end)
+			return join_zone_fields(fields + 1, count - 1, &seconds,
+			    fields_taken) && nanos_from_seconds(seconds, fraction, nanos);
 	}
 	if (*p == '[' || (end - p > 2 && p[2] == '/'))
 		return parse_clf(p, end, nanos);

@@ -158,8 +158,9 @@ bool parse_timestamp_pair(const char *a, size_t alen, const char *b, size_t blen
  *     invalid ("25:00:00", "12:60", "12:00:61") makes the timestamp unreadable;
  *   - a opens a bracket that it does not close ("[30/Nov/2026:02:28:56"): b must close it
  *     with its zone ("+0000]"), or the timestamp is unreadable;
- *   - a is a date and time without a zone ("2026-11-30T02:28:56") and b is shaped as a
- *     zone, as read_timestamp_fields says.
+ *   - a is a date and time without a zone ("2026-11-30T02:28:56", or CLF's without
+ *     brackets, "30/Nov/2026:02:28:56") and b is shaped as a zone, as
+ *     read_timestamp_fields says.
  *
  * Otherwise a is read alone, as parse_timestamp reads it, and b is none of the timestamp's
  * business: "2026-11-30" "10" is the date's midnight (UTC), 10 being an ordinary field.
@@ -195,7 +196,8 @@ struct syslog_year {
  *   - after a date alone (YYYY-MM-DD or YYYY/MM/DD), a field shaped as a time
  *     (timestamp_is_time_shaped); "25:00:00" or "12:60" so shaped make the timestamp
  *     unreadable, any other field leaves the date alone, its midnight (UTC);
- *   - after a time without a zone (in its own field or in the date's), a field shaped
+ *   - after a time without a zone (in its own field or in the date's, ISO 8601's or
+ *     CLF's without its brackets, "30/Nov/2026:02:28:56"), a field shaped
  *     as a zone: exactly Z, +hhmm, -hhmm, +hh:mm or -hh:mm ("-12" is a value), out of
  *     range ("+2500") making the timestamp unreadable; after a numeric zone, a zone's
  *     name (2 to 5 capitals, CET) joins and says nothing more;

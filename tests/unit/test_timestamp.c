@@ -838,6 +838,13 @@ Test(pairs, fields_common_log_format)
 {
 	expect_fields("[30/Nov/2026:02:28:56", "+0000]", true, 2, EXAMPLE_NS);
 	expect_fields("[30/Nov/2026:03:28:56", "+01:00]", true, 2, EXAMPLE_NS);
+	/* Without brackets, a time without a zone: a zone may follow, as after ISO 8601's. */
+	expect_fields("30/Nov/2026:03:28:56", "+0100", true, 2, EXAMPLE_NS);
+	expect_fields("30/Nov/2026:01:28:56", "-01:00", true, 2, EXAMPLE_NS);
+	expect_fields("30/Nov/2026:02:28:56", "Z", true, 2, EXAMPLE_NS);
+	expect_fields("30/Nov/2026:02:28:56", "-12", true, 1, EXAMPLE_NS);
+	expect_fields("30/Nov/2026:02:28:56", "+2500", false, 2, 0);
+	expect_fields("30/Nov/2026:02:28:56 +0000", "+0100", true, 1, EXAMPLE_NS);
 	expect_fields("[30/Nov/2026:02:28:56.5", "-0000]", true, 2, EXAMPLE_NS + 500000000);
 	expect_fields("[30/Nov/2026:02:28:56", "+0000", false, 2, 0);
 	expect_fields("[30/Nov/2026:02:28:56", "GET", false, 2, 0);
@@ -1298,13 +1305,23 @@ Test(iso, zone_after_a_blank)
 	expect_timestamp("2026-11-30 02:28:56 Z", EXAMPLE_NS);
 	expect_timestamp("2026-11-30 03:28:56.000 +0100 CET", EXAMPLE_NS);
 	expect_timestamp("2026-11-29 21:28:56 -0500 EST", EXAMPLE_NS);
+	/* Inside one field, +hh is a zone too, and a name may follow any numeric zone. */
+	expect_timestamp("2026-11-30 03:28:56 +01", EXAMPLE_NS);
+	expect_timestamp("2026-11-30T03:28:56 +01 CET", EXAMPLE_NS);
+	expect_timestamp("2026-11-29 21:28:56 -05", EXAMPLE_NS);
+	expect_timestamp("2026-11-30 03:28:56+0100 CET", EXAMPLE_NS);
+	expect_timestamp("2026-11-30 03:28:56+01:00 CET", EXAMPLE_NS);
+	expect_timestamp("2026-11-30 03:28:56.5+01 CET", EXAMPLE_NS + 500000000);
 	const char *refused[] = {
-		"2026-11-30 03:28:56 +01", "2026-11-30 03:28:56 CET", "2026-11-30 03:28:56 Z UTC",
+		"2026-11-30 03:28:56 CET", "2026-11-30 03:28:56 Z UTC",
 		"2026-11-30 03:28:56 +0100 cet", "2026-11-30 03:28:56 +0100 C",
 		"2026-11-30 03:28:56 +0100 ABCDEF", "2026-11-30 03:28:56  +0100",
 		"2026-11-30 03:28:56 +0100  CET", "2026-11-30 03:28:56 +2500",
 		"2026-11-30 03:28:56 +0160", "2026-11-30 03:28:56 +0100 CET x",
-		"2026-11-30 03:28:56+0100 CET",
+		"2026-11-30 03:28:56 +1", "2026-11-30 03:28:56 +012", "2026-11-30 03:28:56 +25",
+		"2026-11-30 03:28:56Z UTC", "2026-11-30 03:28:56z UTC",
+		"2026-11-30 03:28:56+0100 cet", "2026-11-30 03:28:56+0100  CET",
+		"2026-11-30 03:28:56+0100 CET x",
 	};
 	for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++)
 		expect_refused(refused[i]);
@@ -1395,6 +1412,8 @@ Test(fields, zone_in_its_own_field)
 	expect_line("2026/11/30 03:28:56 +0100", EXAMPLE_NS, 3);
 	expect_line("2026-11-30T03:28:56 +0100 CET x", EXAMPLE_NS, 3);
 	expect_line("2026-11-30T03:28 +0100", EXAMPLE_NS - 56 * NS, 2);
+	expect_line("30/Nov/2026:03:28:56 +0100 CET 5", EXAMPLE_NS, 3);
+	expect_line("30/Nov/2026:03:28:56 +0100 5", EXAMPLE_NS, 2);
 	/* Not zones: values, and a zone after a zone or after a date alone. */
 	expect_line("2026-11-30 02:28:56 -12 5", EXAMPLE_NS, 2);
 	expect_line("2026-11-30 02:28:56 +5", EXAMPLE_NS, 2);
