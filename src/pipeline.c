@@ -2104,9 +2104,9 @@ static enum pipeline_status split_blank_lines_rest(struct pipeline *p, const cha
  * Splits the lines bytes[0, len) (whole lines, each ending with an LF but maybe the
  * input's last), numbered on from *line_number, into records of the batch, running it
  * whenever it is full.  With all (a compile-time constant: a column counted from the
- * end, every field kept), split_line takes up to split_room fields in its one pass,
- * and a line that fills them is split again a field at a time, the room doubling for
- * the lines after.  plain, a compile-time constant too, says that no line needs more
+ * end, every field kept), or a column beyond the fields the batch holds room for,
+ * split_line takes up to split_room fields in its one pass, and a line that fills
+ * them is split again a field at a time, the room doubling for the lines after.  plain, a compile-time constant too, says that no line needs more
  * than the split: no header is awaited, -C and -a are off, and the batch holds room
  * for the fields of all its records (split_blank_lines_plain).  Returns PIPELINE_OK or
  * what ends the run.
@@ -2145,7 +2145,14 @@ split_blank_lines_of(struct pipeline *p, const char *s, size_t len, uint64_t *li
 		} else if (plain || ((all ? !p->awaiting_header : p->keep != (size_t)-1) &&
 		    !(config->skip_comments && is_comment_at(line, end)))) {
 			size_t kept, limit = all ? p->split_room : p->keep;
+			/*
+			 * A column far to the right (sum:1000000000) is no reason to make
+			 * room for that many fields a line: split_room first, as with all.
+			 */
+			bool capped = all || (!plain && !b->fields_held && limit > p->split_room);
 
+			if (capped)
+				limit = p->split_room;
 			if (!plain && !b->fields_held && (b->field_len = used,
 			    batch_reserve(b, limit)) != 0)
 				return PIPELINE_NO_MEMORY;
@@ -2156,10 +2163,11 @@ split_blank_lines_of(struct pipeline *p, const char *s, size_t len, uint64_t *li
 			if (n > 0 && line[n - 1] == '\r')
 				n--;
 			count = (ptrdiff_t)kept;
-			if (all && kept == limit) {
-				/* Maybe more fields than room: all of them, one by one. */
+			if (capped && kept == limit) {
+				/* Maybe more fields than room: up to keep, one by one. */
 				b->field_len = used;
-				if ((count = split_blank_fields(b, line, n, (size_t)-1)) < 0)
+				if ((count = split_blank_fields(b, line, n,
+				    all ? (size_t)-1 : p->keep)) < 0)
 					return PIPELINE_NO_MEMORY;
 				record->fields = b->fields + used;
 				if ((size_t)count >= p->split_room && p->split_room < 4096)

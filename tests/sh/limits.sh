@@ -93,6 +93,18 @@ expect_eq "1,000,000 columns, CSV, -a" \
 expect_eq "column 1,000,001 of 1,000,000" \
 	"$(tail -n 1 "$TMP/wide" | timeout 120 "$SWAG" -w 2 count:1000001 2>&1 | tr '\n' ';')" \
 	"0;swag: 1 record had too few fields (first: line 1, column 1000001);"
+# A column far beyond any line's fields (the column, -t's or -g's) costs no room for
+# that many fields a line: a short record, as in CSV (it asked for 2^30 fields of
+# 16 bytes a line, and ran out of memory).
+expect_eq "column 2,000,000,000 of 2" \
+	"$(printf '1 x\n' | "$SWAG" -w 2 count:2000000000 2>&1 | tr '\n' ';')" \
+	"0;swag: 1 record had too few fields (first: line 1, column 2000000000);"
+expect_eq "-g column 4,294,967,297 of 2" \
+	"$(printf '1 x\n' | "$SWAG" -g 4294967297 -w 2 count:2 2>&1 | tr '\n' ';')" \
+	"-	1;"
+expect_eq "-a, column 2,000,000,000 of 2" \
+	"$(printf '1 x\n' | "$SWAG" -a -w 2 count:2000000000 2>/dev/null | tr '\t\n' ',;')" \
+	"1 x,0;"
 
 # --- A window of 10^12 rows on five records: storage follows the rows seen, so it
 # fits in a small memory limit (where the sanitizer allows one).
