@@ -666,6 +666,16 @@ open_inputs(struct settings *settings)
 		return;
 	}
 	settings->named_inputs = true;
+	/*
+	 * "-" among the files with standard input closed: refused before any file is
+	 * opened, as one would take descriptor 0 and be read twice, once for "-".
+	 */
+	for (size_t i = 0; i < settings->input_count; i++)
+		if (strcmp(settings->inputs[i].name, "-") == 0 &&
+		    fcntl(STDIN_FILENO, F_GETFD) < 0) {
+			warn_message("standard input: %s", strerror(errno));
+			exit(EXIT_RESOURCE);
+		}
 	for (size_t i = 0; i < settings->input_count; i++) {
 		struct pipeline_input *input = &settings->inputs[i];
 

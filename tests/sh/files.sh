@@ -72,6 +72,14 @@ expect_eq "standard input a directory: status" "$status" 3
 expect_eq "standard input a directory: message" "$(cat stdin-directory.err)" \
     "swag: standard input: Is a directory"
 expect_eq "standard input a directory: nothing written" "$(wc -c < stdin-directory.out)" 0
+# And standard input closed: a file opened would take its descriptor and be read for -.
+for args in "- access.log.1" "access.log.1 -"; do
+	"$SWAG" -w 100 avg:-1 $args > stdin-closed.out 2> stdin-closed.err <&-
+	expect_eq "standard input closed ($args): status" "$?" 3
+	expect_eq "standard input closed ($args): message" "$(cat stdin-closed.err)" \
+	    "swag: standard input: Bad file descriptor"
+	expect_eq "standard input closed ($args): nothing written" "$(wc -c < stdin-closed.out)" 0
+done
 
 # Concatenated members (cat a.gz b.gz, or gzip's own -c >>) are one input.
 { head -n 10 day.log | gzip; sed -n '11,20p' day.log | gzip; } > two-members.gz
