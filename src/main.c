@@ -238,18 +238,23 @@ option_step(const char *text, struct pipeline_config *config)
 		return;
 	if (parse_count(text, strlen(text), UINT64_MAX / 2, &step) != 0)
 		usage_error("invalid step '%s': a record count from 1 to %llu, or with -t a "
-		    "duration such as 1m", text, (unsigned long long)(UINT64_MAX / 2));
+		    "duration such as 1m (below 106752d)", text,
+		    (unsigned long long)(UINT64_MAX / 2));
 	config->step = step;
 }
 
-/* Parses -d's and -o's argument: one character, or \t or tab for a TAB. */
+/*
+ * Parses -d's and -o's argument: one byte but the quote, CR or LF, which CSV gives
+ * meanings of their own, or \t or tab for a TAB.
+ */
 static char
 option_delimiter(const char *text)
 {
 	if (strcmp(text, "\\t") == 0 || strcmp(text, "tab") == 0)
 		return '\t';
 	if (strlen(text) != 1 || text[0] == '\n' || text[0] == '\r' || text[0] == '"')
-		usage_error("invalid delimiter '%s': one character, or \\t or tab", text);
+		usage_error("invalid delimiter '%s': one byte but the quote, CR or LF, or "
+		    "\\t or tab", text);
 	return text[0];
 }
 
@@ -276,7 +281,8 @@ option_window(const char *text)
 
 	if (window_parse(text, strlen(text), &window) != 0)
 		usage_error("invalid window '%s': a row count from 1 to %llu, a "
-		    "duration such as 30s, or all", text, (unsigned long long)WINDOW_ROWS_MAX);
+		    "duration such as 30s (below 106752d), or all", text,
+		    (unsigned long long)WINDOW_ROWS_MAX);
 	return window;
 }
 
@@ -581,7 +587,7 @@ check_specs(int argc, char *argv[], struct settings *settings)
 			    "from -1, or a name with -H", argv[i]);
 		case SPEC_BAD_WINDOW:
 			usage_error("invalid window in '%s': a row count from 1 to %llu, "
-			    "a duration such as 30s, or all", argv[i],
+			    "a duration such as 30s (below 106752d), or all", argv[i],
 			    (unsigned long long)WINDOW_ROWS_MAX);
 		}
 		spec_count++;
