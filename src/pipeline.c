@@ -194,6 +194,7 @@ struct pipeline {
 	char *header_text;		/* and their texts, owned */
 	bool quote_output;		/* delimited output: quote fields that need it */
 	bool quote_numbers;		/* ... even numbers: the delimiter may be in one */
+	bool null_quoted;		/* a null result alone in its record is "" */
 	bool shortest;			/* numbers print shortest: no -p */
 	uint64_t na_lengths;		/* the lengths of the --na texts (see is_na) */
 	bool every_record;		/* every record's results are written, one key's
@@ -464,7 +465,10 @@ write_result_as(struct pipeline *p, struct output *out, const struct agg_result 
 	}
 	switch (result->kind) {
 	case AGG_RESULT_NULL:
-		write_text(p, config->null_text, config->null_len);
+		if (p->null_quoted)
+			output_write(out, "\"\"", 2);
+		else
+			write_text(p, config->null_text, config->null_len);
 		break;
 	case AGG_RESULT_NUMBER:
 		if (p->shortest) {
@@ -2422,6 +2426,13 @@ pipeline_init(struct pipeline *p, const struct pipeline_config *config)
 	p->quote_output = config->input_delimiter != 0;
 	p->quote_numbers = p->quote_output && config->output_delimiter != '\0' &&
 	    strchr("0123456789.+-eEinfa", config->output_delimiter) != NULL;
+	/*
+	 * A record of one field, an empty null, would be a blank line, which a delimited
+	 * reader (swag's too) skips: it is written as "" (swag(1), OUTPUT).
+	 */
+	p->null_quoted = p->quote_output && config->null_len == 0 &&
+	    config->spec_count == 1 && !config->append && !config->has_group &&
+	    config->bucket == 0;
 	p->every_record = config->step == 1 && !config->has_group;
 	p->shortest = config->precision < 0;
 	for (size_t i = 0; i < config->na_count; i++)

@@ -1584,6 +1584,19 @@ render_field(struct buf *b, const struct tcase *c, const char *s, size_t n)
 		render_text(b, c, s, n);
 }
 
+/*
+ * A null result: the --null text, but "" for an empty one alone in a delimited
+ * input's output record, which would be a blank line (OUTPUT).
+ */
+static const char *
+null_result(const struct tcase *c)
+{
+	if (c->delimited && *c->null_text == '\0' && c->nspecs == 1 && !c->append &&
+	    !c->group_col && c->bucket == 0)
+		return "\"\"";
+	return rendered(c, c->null_text);
+}
+
 /* -a's copy of the record: the line as it came, or the fields quoted again. */
 static void
 render_record(struct buf *b, const struct tcase *c, const struct record *r)
@@ -1670,7 +1683,7 @@ static struct cell
 aggregate(const struct tcase *c, const struct spec *s, struct rv *const *w,
     const int64_t *times, size_t n)
 {
-	const char *null = rendered(c, c->null_text);
+	const char *null = null_result(c);
 	const char **texts = amalloc((n + 1) * sizeof(*texts));
 	double *xs = amalloc((n + 1) * sizeof(*xs));
 	size_t nt = 0, nx = 0;
@@ -2243,7 +2256,7 @@ evaluate(const struct tcase *c, struct expect *e)
 
 				if (!pushed) {
 					o->cell[s] = exact(sp->agg == A_COUNT || sp->agg == A_DISTINCT ? "0" :
-					    rendered(c, c->null_text));
+					    null_result(c));
 					continue;
 				}
 				/*

@@ -329,14 +329,14 @@ check_delimited(const struct pipeline_config *config, const char *input, size_t 
 		fail("not one output record per record");
 	}
 	/*
-	 * The output reads back with strict quoting.  A record of one empty field is a
-	 * blank line, which a reader skips: only with a non-empty --null is every
-	 * record sure to have a non-empty field.
+	 * The output reads back with strict quoting, a record for a record: an empty
+	 * null alone in its record is written "", not as a blank line, which a reader
+	 * skips.
 	 */
 	if (read_records(output, output_len, config->output_delimiter, true, false,
 	    &back) != CSVREAD_OK)
 		fail("the output does not read back as strict CSV");
-	if (config->null_len > 0 && config->step == 1) {
+	if (config->step == 1) {
 		if (back.count != got)
 			fail("the output's records do not read back one for one");
 		for (size_t r = 0; r < back.count; r++) {
