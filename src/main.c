@@ -238,7 +238,7 @@ option_step(const char *text, struct pipeline_config *config)
 		return;
 	if (parse_count(text, strlen(text), UINT64_MAX / 2, &step) != 0)
 		usage_error("invalid step '%s': a record count from 1 to %llu, or with -t a "
-		    "duration such as 1m (below 106752d)", text,
+		    "duration such as 1m (under 2^63 ns, 292 years)", text,
 		    (unsigned long long)(UINT64_MAX / 2));
 	config->step = step;
 }
@@ -281,7 +281,7 @@ option_window(const char *text)
 
 	if (window_parse(text, strlen(text), &window) != 0)
 		usage_error("invalid window '%s': a row count from 1 to %llu, a "
-		    "duration such as 30s (below 106752d), or all", text,
+		    "duration such as 30s (under 2^63 ns, 292 years), or all", text,
 		    (unsigned long long)WINDOW_ROWS_MAX);
 	return window;
 }
@@ -587,7 +587,7 @@ check_specs(int argc, char *argv[], struct settings *settings)
 			    "from -1, or a name with -H", argv[i]);
 		case SPEC_BAD_WINDOW:
 			usage_error("invalid window in '%s': a row count from 1 to %llu, "
-			    "a duration such as 30s (below 106752d), or all", argv[i],
+			    "a duration such as 30s (under 2^63 ns, 292 years), or all", argv[i],
 			    (unsigned long long)WINDOW_ROWS_MAX);
 		}
 		spec_count++;

@@ -2108,9 +2108,10 @@ static enum pipeline_status split_blank_lines_rest(struct pipeline *p, const cha
  * Splits the lines bytes[0, len) (whole lines, each ending with an LF but maybe the
  * input's last), numbered on from *line_number, into records of the batch, running it
  * whenever it is full.  With all (a compile-time constant: a column counted from the
- * end, every field kept), or a column beyond the fields the batch holds room for,
- * split_line takes up to split_room fields in its one pass, and a line that fills
- * them is split again a field at a time, the room doubling for the lines after.  plain, a compile-time constant too, says that no line needs more
+ * end, every field kept), or a column beyond the fields the batch holds room
+ * for, split_line takes up to split_room fields in its one pass, and a line that
+ * fills them is split again a field at a time, the room doubling for the lines
+ * after.  plain, a compile-time constant too, says that no line needs more
  * than the split: no header is awaited, -C and -a are off, and the batch holds room
  * for the fields of all its records (split_blank_lines_plain).  Returns PIPELINE_OK or
  * what ends the run.
@@ -2428,9 +2429,10 @@ pipeline_init(struct pipeline *p, const struct pipeline_config *config)
 	    strchr("0123456789.+-eEinfa", config->output_delimiter) != NULL;
 	/*
 	 * A record of one field, an empty null, would be a blank line, which a delimited
-	 * reader (swag's too) skips: it is written as "" (swag(1), OUTPUT).
+	 * reader (swag's too) skips: it is written as "" (swag(1), OUTPUT).  Where blanks
+	 * separate the output, a blank line is a record to its readers.
 	 */
-	p->null_quoted = p->quote_output && config->null_len == 0 &&
+	p->null_quoted = !config->blank_output && config->null_len == 0 &&
 	    config->spec_count == 1 && !config->append && !config->has_group &&
 	    config->bucket == 0;
 	p->every_record = config->step == 1 && !config->has_group;

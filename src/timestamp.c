@@ -615,14 +615,21 @@ parse_iso(const char *p, const char *end, int64_t *nanos)
 	    nanos_from_seconds(seconds, fraction, nanos);
 }
 
+/*
+ * Common Log Format in one field: "[30/Nov/2026:02:28:56 +0000]", or without the
+ * brackets, where a numeric zone may be followed by a zone's name, as when its
+ * fields are joined in blank-separated input ("30/Nov/2026:02:28:56 +0100 CET").
+ */
 static bool
 parse_clf(const char *p, const char *end, int64_t *nanos)
 {
 	int64_t seconds;
 	uint64_t fraction;
 	int offset_seconds;
+	bool bracketed = *p == '[';
+	const char *zone;
 
-	if (*p == '[') {
+	if (bracketed) {
 		if (end - p < 2 || end[-1] != ']')
 			return false;
 		p++;
@@ -631,8 +638,16 @@ parse_clf(const char *p, const char *end, int64_t *nanos)
 	offset_seconds = 0;
 	if (!scan_clf_date_time(&p, end, &seconds, &fraction))
 		return false;
-	if (p < end && (!scan_char(&p, end, ' ') || !scan_zone(&p, end, &offset_seconds)))
-		return false;
+	if (p < end) {
+		if (!scan_char(&p, end, ' '))
+			return false;
+		zone = p;
+		if (!scan_zone(&p, end, &offset_seconds))
+			return false;
+		if (!bracketed && (*zone | 0x20) != 'z' && p < end && *p == ' ' &&
+		    is_zone_name(p + 1, (size_t)(end - p - 1)))
+			p = end;
+	}
 	if (p != end)
 		return false;
 	return nanos_from_seconds(seconds - offset_seconds, fraction, nanos);

@@ -1585,13 +1585,14 @@ render_field(struct buf *b, const struct tcase *c, const char *s, size_t n)
 }
 
 /*
- * A null result: the --null text, but "" for an empty one alone in a delimited
- * input's output record, which would be a blank line (OUTPUT).
+ * A null result: the --null text, but "" for an empty one alone in its record where
+ * blanks do not separate the output: a blank line, which delimited readers skip
+ * (OUTPUT).
  */
 static const char *
 null_result(const struct tcase *c)
 {
-	if (c->delimited && *c->null_text == '\0' && c->nspecs == 1 && !c->append &&
+	if (!c->blank_out && *c->null_text == '\0' && c->nspecs == 1 && !c->append &&
 	    !c->group_col && c->bucket == 0)
 		return "\"\"";
 	return rendered(c, c->null_text);

@@ -410,7 +410,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		break;
 	}
 	/* As main.c sets it: blanks separate the output, the input is not TSV. */
-	config.blank_output = config.output_delimiter == '\t' && config.input_delimiter != '\t';
+	config.blank_output = (config.output_delimiter == '\t' ||
+	    config.output_delimiter == ' ') && config.input_delimiter != '\t';
 	config.precision = precisions[data[1] >> 5];
 	config.null_text = data[5] & 64 ? "" : "N";
 	config.null_len = strlen(config.null_text);

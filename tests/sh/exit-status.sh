@@ -33,7 +33,7 @@ check 1 'swag: input is UTF-16' '\xff\xfe1\x00\n\x00' -w 2 sum
 
 # 2: usage errors.
 check 2 "swag: unrecognized option '--no-such-option'" '' --no-such-option -w 2 sum
-check 2 "swag: invalid window '0': a row count from 1 to 4611686018427387904, a duration such as 30s (below 106752d), or all" \
+check 2 "swag: invalid window '0': a row count from 1 to 4611686018427387904, a duration such as 30s (under 2^63 ns, 292 years), or all" \
 	'' -w 0 sum
 check 2 "swag: unknown aggregate in 'p101': a percentile is p and digits with at most one point between them, from p0 to p100 (p99, p99.9)" '' -w 2 p101
 check 2 "swag: invalid column in 'sum:0': a field number from 1, from the end from -1, or a name with -H" '' -w 2 sum:0

@@ -536,6 +536,12 @@ Test(clf, forms_of_one_instant)
 	expect_timestamp("[29/Nov/2026:21:28:56 -05:00]", EXAMPLE_NS);
 	expect_timestamp("[30/Nov/2026:02:28:56]", EXAMPLE_NS);
 	expect_timestamp("30/Nov/2026:02:28:56", EXAMPLE_NS);
+	/* Without brackets a zone's name may follow a numeric zone, as in joined fields. */
+	expect_timestamp("30/Nov/2026:03:28:56 +0100 CET", EXAMPLE_NS);
+	expect_refused("30/Nov/2026:02:28:56 Z UTC");
+	expect_refused("30/Nov/2026:03:28:56 +0100 cet");
+	expect_refused("30/Nov/2026:03:28:56 +0100  CET");
+	expect_refused("[30/Nov/2026:03:28:56 +0100 CET]");
 	expect_timestamp(" [30/Nov/2026:02:28:56 +0000] ", EXAMPLE_NS);
 	expect_timestamp("[30/Nov/2026:02:28:56.250 +0000]", EXAMPLE_NS + 250000000);
 }
@@ -1414,6 +1420,7 @@ Test(fields, zone_in_its_own_field)
 	expect_line("2026-11-30T03:28 +0100", EXAMPLE_NS - 56 * NS, 2);
 	expect_line("30/Nov/2026:03:28:56 +0100 CET 5", EXAMPLE_NS, 3);
 	expect_line("30/Nov/2026:03:28:56 +0100 5", EXAMPLE_NS, 2);
+	expect_line("30/Nov/2026:03:28:56 +0100 CET", EXAMPLE_NS, 3);
 	/* Not zones: values, and a zone after a zone or after a date alone. */
 	expect_line("2026-11-30 02:28:56 -12 5", EXAMPLE_NS, 2);
 	expect_line("2026-11-30 02:28:56 +5", EXAMPLE_NS, 2);
