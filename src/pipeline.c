@@ -1789,6 +1789,19 @@ pipeline_bind_columns(struct pipeline *p)
 	p->unread &= ~field_bit(p->time_column) & ~field_bit(p->group_column);
 }
 
+/*
+ * The name of the header's field i (from 0): its text without blanks around it, as
+ * every field is read, quoted or not (swag(1), -H).
+ */
+static struct field
+header_name(const struct record *header, size_t i)
+{
+	const char *start = header->fields[i].text, *end = start + header->fields[i].len;
+
+	trim_blanks(&start, &end);
+	return (struct field){ .text = start, .len = (size_t)(end - start) };
+}
+
 size_t
 pipeline_escape(char *dst, const char *text, size_t len)
 {
@@ -1829,11 +1842,13 @@ join_header_names(const struct record *record)
 		return NULL;
 	s = names;
 	for (size_t i = 0; i < record->field_count; i++) {
+		struct field name = header_name(record, i);
+
 		if (i > 0) {
 			memcpy(s, ", ", 2);
 			s += 2;
 		}
-		s += pipeline_escape(s, record->fields[i].text, record->fields[i].len);
+		s += pipeline_escape(s, name.text, name.len);
 	}
 	*s = '\0';
 	return names;
@@ -1853,8 +1868,10 @@ write_header_label(struct pipeline *p, const struct agg_spec *spec, const struct
 	char number[24], *label;
 
 	if (at <= header->field_count) {
-		name = header->fields[at - 1].text;
-		name_len = header->fields[at - 1].len;
+		struct field field = header_name(header, at - 1);
+
+		name = field.text;
+		name_len = field.len;
 	} else if (spec->column.from_end) {
 		name = spec->column.text;
 		name_len = spec->column.text_len;
@@ -1876,13 +1893,23 @@ write_header_label(struct pipeline *p, const struct agg_spec *spec, const struct
 	return true;
 }
 
-/* Returns the number of the header field called name, or 0 when there is none. */
+/*
+ * Returns the number of the header field called name (blanks around either aside), or
+ * 0 when there is none.
+ */
 static size_t
 header_field(const struct record *header, const char *name, size_t len)
 {
-	for (size_t c = 0; c < header->field_count; c++)
-		if (header->fields[c].len == len && memcmp(header->fields[c].text, name, len) == 0)
+	const char *end = name + len;
+
+	trim_blanks(&name, &end);
+	len = (size_t)(end - name);
+	for (size_t c = 0; c < header->field_count; c++) {
+		struct field field = header_name(header, c);
+
+		if (field.len == len && memcmp(field.text, name, len) == 0)
 			return c + 1;
+	}
 	return 0;
 }
 
@@ -1959,7 +1986,9 @@ write_column_name(struct pipeline *p, const struct record *header, size_t number
 	size_t at = field_position(number, from_end, header->field_count);
 
 	if (at <= header->field_count) {
-		write_input_field(p, header->fields[at - 1].text, header->fields[at - 1].len);
+		struct field name = header_name(header, at - 1);
+
+		write_input_field(p, name.text, name.len);
 	} else if (from_end) {
 		char *buf = output_reserve(p->out, 21);
 
