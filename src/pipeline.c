@@ -517,19 +517,25 @@ write_input_field(struct pipeline *p, const char *text, size_t len)
 	write_text(p, text, len);
 }
 
-/* Writes the input record for -a: the line as it came, or its fields re-quoted. */
-static void
-write_input_record(struct pipeline *p, const struct record *record)
+/* write_input_record's delimited record, its fields re-quoted; out of line. */
+static __attribute__((noinline)) void
+write_input_fields(struct pipeline *p, const struct record *record)
 {
-	if (record->raw != NULL) {
-		output_write(p->out, record->raw, record->raw_len);
-		return;
-	}
 	for (size_t i = 0; i < record->field_count; i++) {
 		if (i > 0)
 			output_byte(p->out, p->config->output_delimiter);
 		write_input_field(p, record->fields[i].text, record->fields[i].len);
 	}
+}
+
+/* Writes the input record for -a: the line as it came, or its fields re-quoted. */
+static void
+write_input_record(struct pipeline *p, const struct record *record)
+{
+	if (record->raw != NULL)
+		output_write(p->out, record->raw, record->raw_len);
+	else
+		write_input_fields(p, record);
 }
 
 /*
@@ -2134,13 +2140,26 @@ static enum pipeline_status split_blank_lines_rest(struct pipeline *p, const cha
     size_t len, uint64_t *line_number);
 
 /*
+ * The fields split_line takes from a line in its one pass: keep, but at most
+ * split_room where the batch does not hold its records' fields: a column from the end
+ * keeps every field (keep is SIZE_MAX), and one far to the right (sum:1000000000) is
+ * no reason to make room for that many a line.  A line that fills them is split
+ * again, up to keep.
+ */
+static inline size_t
+split_limit(const struct pipeline *p, bool plain)
+{
+	return plain || p->batch.fields_held || p->keep <= p->split_room ? p->keep :
+	    p->split_room;
+}
+
+/*
  * Splits the lines bytes[0, len) (whole lines, each ending with an LF but maybe the
  * input's last), numbered on from *line_number, into records of the batch, running it
- * whenever it is full.  With all (a compile-time constant: a column counted from the
- * end, every field kept), or a column beyond the fields the batch holds room
- * for, split_line takes up to split_room fields in its one pass, and a line that
- * fills them is split again a field at a time, the room doubling for the lines
- * after.  plain, a compile-time constant too, says that no line needs more
+ * whenever it is full.  all is a compile-time constant: a column counted from the
+ * end, every field kept; split_line takes split_limit's fields in its one pass, and
+ * a line that fills split_room is split again a field at a time, the room doubling
+ * for the lines after.  plain, a compile-time constant too, says that no line needs more
  * than the split: no header is awaited, -C and -a are off, and the batch holds room
  * for the fields of all its records (split_blank_lines_plain).  Returns PIPELINE_OK or
  * what ends the run.
@@ -2158,9 +2177,14 @@ split_blank_lines_of(struct pipeline *p, const char *s, size_t len, uint64_t *li
 	uint64_t number = *line_number;
 	size_t k = b->n, used = b->field_len;
 	enum pipeline_status status;
+	/* split_limit's, and whether a line that fills it may have more fields to keep. */
+	size_t room;
+	bool resplit;
 
 	if (!p->awaiting_header && batch_hold_fields(b, p->keep) != 0)
 		return PIPELINE_NO_MEMORY;
+	room = split_limit(p, plain);
+	resplit = room < p->keep;
 	while (s < end) {
 		const char *line = s, *newline;
 		struct record *record = &b->rec[k];
@@ -2178,15 +2202,9 @@ split_blank_lines_of(struct pipeline *p, const char *s, size_t len, uint64_t *li
 			count = 1;
 		} else if (plain || ((all ? !p->awaiting_header : p->keep != (size_t)-1) &&
 		    !(config->skip_comments && is_comment_at(line, end)))) {
-			size_t kept, limit = all ? p->split_room : p->keep;
-			/*
-			 * A column far to the right (sum:1000000000) is no reason to make
-			 * room for that many fields a line: split_room first, as with all.
-			 */
-			bool capped = all || (!plain && !b->fields_held && limit > p->split_room);
+			/* With all, room is split_room (keep is SIZE_MAX): the all loop keeps no room. */
+			size_t kept, limit = all ? p->split_room : room;
 
-			if (capped)
-				limit = p->split_room;
 			if (!plain && !b->fields_held && (b->field_len = used,
 			    batch_reserve(b, limit)) != 0)
 				return PIPELINE_NO_MEMORY;
@@ -2197,15 +2215,17 @@ split_blank_lines_of(struct pipeline *p, const char *s, size_t len, uint64_t *li
 			if (n > 0 && line[n - 1] == '\r')
 				n--;
 			count = (ptrdiff_t)kept;
-			if (capped && kept == limit) {
+			if ((all || resplit) && kept == limit) {
 				/* Maybe more fields than room: up to keep, one by one. */
 				b->field_len = used;
-				if ((count = split_blank_fields(b, line, n,
-				    all ? (size_t)-1 : p->keep)) < 0)
+				if ((count = split_blank_fields(b, line, n, p->keep)) < 0)
 					return PIPELINE_NO_MEMORY;
 				record->fields = b->fields + used;
-				if ((size_t)count >= p->split_room && p->split_room < 4096)
+				if ((size_t)count >= p->split_room && p->split_room < 4096) {
 					p->split_room *= 2;
+					room = split_limit(p, plain);
+					resplit = room < p->keep;
+				}
 			}
 		} else {
 			if ((newline = reader_find_newline(line, end)) == NULL)
@@ -2244,6 +2264,8 @@ split_blank_lines_of(struct pipeline *p, const char *s, size_t len, uint64_t *li
 					one_field = p->keep == 1 && !config->skip_comments;
 					if (batch_hold_fields(b, p->keep) != 0)
 						return PIPELINE_NO_MEMORY;
+					room = split_limit(p, plain);
+					resplit = room < p->keep;
 				}
 				b->field_len = used = 0;
 				continue;

@@ -529,34 +529,40 @@ is_zone_name(const char *p, size_t len)
 }
 
 /*
- * Reads, at *cursor, a blank and a zone shaped as is_zone_shaped says or +hh, -hh,
- * then, after a numeric zone, maybe a blank and a zone's name, which says nothing
- * more: the ends of "2026-11-30 12:00:01 +0100", "2026-11-30 12:00:01 +01" and
- * "2026-11-30 12:00:01.123 +0100 CET" in one field.
- * Stores the zone's seconds east of UTC and moves *cursor to end, or returns false.
+ * Reads, at *cursor, a zone as scan_zone does, then, after a numeric zone, maybe a
+ * blank and a zone's name that ends the text, which says nothing more: the ends of
+ * "2026-11-30T12:00:01+0100" and "2026-11-30 12:00:01+01 CET".  Stores the zone's
+ * seconds east of UTC and moves *cursor past it, or returns false.
+ */
+static bool
+scan_zone_named(const char **cursor, const char *end, int *offset_seconds)
+{
+	const char *zone = *cursor;
+
+	if (!scan_zone(cursor, end, offset_seconds))
+		return false;
+	if ((*zone | 0x20) != 'z' && *cursor < end && **cursor == ' ' &&
+	    is_zone_name(*cursor + 1, (size_t)(end - *cursor - 1)))
+		*cursor = end;
+	return true;
+}
+
+/*
+ * Reads, at *cursor, a blank and a zone as scan_zone_named does, all that is left of
+ * the text: "2026-11-30 12:00:01 +0100", "2026-11-30 12:00:01 +01" and
+ * "2026-11-30 12:00:01.123 +0100 CET" in one field, where nothing but a zone can
+ * follow the time (a lower-case z aside).  Stores the zone's seconds east of UTC and
+ * moves *cursor to end, or returns false.
  */
 static bool
 scan_blank_zone(const char **cursor, const char *end, int *offset_seconds)
 {
-	const char *p = *cursor, *zone, *name;
+	const char *p = *cursor;
 
-	if (p == end || *p != ' ')
+	if (end - p < 2 || p[0] != ' ' || p[1] == 'z')
 		return false;
-	zone = ++p;
-	while (p < end && *p != ' ')
-		p++;
-	/* Inside a field, +hh and -hh are zones too: no value can stand there. */
-	if (!is_zone_shaped(zone, (size_t)(p - zone)) && !(p - zone == 3 &&
-	    (zone[0] == '+' || zone[0] == '-') && is_digit(zone[1]) && is_digit(zone[2])))
-		return false;
-	if (p < end) {
-		name = p + 1;
-		if (*zone == 'Z' || !is_zone_name(name, (size_t)(end - name)))
-			return false;
-	}
-	name = p;
-	p = zone;
-	if (!scan_zone(&p, name, offset_seconds) || p != name)
+	p++;
+	if (!scan_zone_named(&p, end, offset_seconds) || p != end)
 		return false;
 	*cursor = end;
 	return true;
@@ -579,24 +585,16 @@ scan_iso(const char *p, const char *end, int64_t *seconds, uint64_t *fraction,
 	if (!scan_iso_date(&p, end, &days))
 		return false;
 	if (p < end) {
-		const char *zone;
-
 		if (*p != 'T' && *p != 't' && *p != ' ')
 			return false;
 		p++;
 		if (!scan_clock(&p, end, true, &seconds_of_day, fraction))
 			return false;
-		zone = p;
-		if (p == end) {
+		if (p == end)
 			*zone_missing = true;
-		} else if (scan_zone(&p, end, &offset_seconds)) {
-			/* A numeric zone may be followed by a zone's name, as after a blank. */
-			if ((*zone | 0x20) != 'z' && p < end && *p == ' ' &&
-			    is_zone_name(p + 1, (size_t)(end - p - 1)))
-				p = end;
-		} else if (!scan_blank_zone(&p, end, &offset_seconds)) {
+		else if (!scan_zone_named(&p, end, &offset_seconds) &&
+		    !scan_blank_zone(&p, end, &offset_seconds))
 			return false;
-		}
 		if (p != end)
 			return false;
 	}
@@ -627,7 +625,6 @@ parse_clf(const char *p, const char *end, int64_t *nanos)
 	uint64_t fraction;
 	int offset_seconds;
 	bool bracketed = *p == '[';
-	const char *zone;
 
 	if (bracketed) {
 		if (end - p < 2 || end[-1] != ']')
@@ -638,16 +635,9 @@ parse_clf(const char *p, const char *end, int64_t *nanos)
 	offset_seconds = 0;
 	if (!scan_clf_date_time(&p, end, &seconds, &fraction))
 		return false;
-	if (p < end) {
-		if (!scan_char(&p, end, ' '))
-			return false;
-		zone = p;
-		if (!scan_zone(&p, end, &offset_seconds))
-			return false;
-		if (!bracketed && (*zone | 0x20) != 'z' && p < end && *p == ' ' &&
-		    is_zone_name(p + 1, (size_t)(end - p - 1)))
-			p = end;
-	}
+	if (p < end && (!scan_char(&p, end, ' ') || !(bracketed ?
+	    scan_zone(&p, end, &offset_seconds) : scan_zone_named(&p, end, &offset_seconds))))
+		return false;
 	if (p != end)
 		return false;
 	return nanos_from_seconds(seconds - offset_seconds, fraction, nanos);
@@ -1151,18 +1141,18 @@ read_timestamp_fields(const struct field *fields, size_t count, enum epoch_unit 
 			    nanos);
 		}
 	}
-	if (*p != '[' && end - p > 2 && p[2] == '/' && count >= 2) {
-		/* CLF without its brackets: a time without a zone, which may be next. */
+	if (*p == '[' || (end - p > 2 && p[2] == '/')) {
 		const char *date = p;
 		int64_t seconds;
 		uint64_t fraction;
 
-		if (scan_clf_date_time(&date, end, &seconds, &fraction) && date == end)
+		/* CLF without its brackets and zone: a time without a zone, which may be next. */
+		if (*p != '[' && count >= 2 &&
+		    scan_clf_date_time(&date, end, &seconds, &fraction) && date == end)
 			return join_zone_fields(fields + 1, count - 1, &seconds,
 			    fields_taken) && nanos_from_seconds(seconds, fraction, nanos);
-	}
-	if (*p == '[' || (end - p > 2 && p[2] == '/'))
 		return parse_clf(p, end, nanos);
+	}
 	if ((unsigned)unit <= EPOCH_NANOSECONDS && parse_epoch(p, end, unit, nanos))
 		return true;
 	/* The forms that start with a name: RFC 7231's day, syslog's month. */

@@ -28,13 +28,20 @@ run_example() {
 	expect_eq "README: \$ $command" "$got" "$want"
 }
 
+# The example read so far, if its output has begun.
+flush_example() {
+	if [ -n "$command" ] && $in_output; then
+		run_example "$command" "$TMP/expected"
+	fi
+}
+
 command=
 in_output=false
 : > "$TMP/expected"
 while IFS= read -r line || [ -n "$line" ]; do
 	case $line in
 	'    $ '*)
-		[ -n "$command" ] && $in_output && run_example "$command" "$TMP/expected"
+		flush_example
 		command=${line#    \$ }
 		in_output=false
 		: > "$TMP/expected"
@@ -54,13 +61,13 @@ while IFS= read -r line || [ -n "$line" ]; do
 		fi
 		;;
 	*)
-		[ -n "$command" ] && $in_output && run_example "$command" "$TMP/expected"
+		flush_example
 		command=
 		in_output=false
 		;;
 	esac
 done < "$readme"
-[ -n "$command" ] && $in_output && run_example "$command" "$TMP/expected"
+flush_example
 # The README has examples: a parse that found none would pass vacuously.
 [ "$checks" -ge 10 ] || fail "README: only $checks examples found"
 finish
