@@ -800,6 +800,25 @@ pipeline_reclaim(struct pipeline *p)
 }
 
 /*
+ * Whether a numeric column before columns[i] reads field number of a record of count
+ * fields: a column from the end can land on a field that one counted from the start
+ * reads too (sum:2 sum:-1 on a line of two), and a field that is not a number is one
+ * problem, counted once (swag(1), BAD INPUT), as the same column given twice is.
+ */
+static bool
+read_before(const struct column *columns, size_t i, size_t number, size_t count)
+{
+	for (size_t j = 0; j < i; j++) {
+		size_t at = columns[j].from_end ? count + 1 - columns[j].number :
+		    columns[j].number;
+
+		if (columns[j].numeric && columns[j].number <= count && at == number)
+			return true;
+	}
+	return false;
+}
+
+/*
  * The values stage: turns the fields of records [0, n) into the value of every column
  * read, trimming the blanks around each when trim says (delimited input: a field split
  * at blanks has none around it) and its record's fields are not trimmed already (a
@@ -865,6 +884,7 @@ stage_values_of(struct pipeline *p, size_t n, size_t column_count, bool from_end
 				continue;
 			v->has_text = true;
 			if (numeric && !(v->has_number = parse_number(text, len, &v->number)) &&
+			    !(from_end && read_before(columns, i, number, count)) &&
 			    pipeline_problem(p, PROBLEM_NOT_NUMBER, b->rec[k].line, number,
 			    &fields[number - 1], count))
 				return k;
