@@ -340,7 +340,12 @@ pipeline_problem(struct pipeline *p, enum problem_kind kind, uint64_t line, size
 {
 	struct problem *problem = &p->report->problems[kind];
 
-	if (problem->count++ == 0) {
+	/*
+	 * The first in the input: a batch's stages count in turn (the timestamps' before
+	 * the values'), so a later stage may count an earlier line of the same input.
+	 */
+	if (problem->count++ == 0 || (problem->first_input == p->input_name &&
+	    line < problem->first_line)) {
 		problem->first_input = p->input_name;
 		problem->first_line = line;
 		problem->first_column = column;
@@ -656,7 +661,12 @@ pipeline_read_time(struct pipeline *p, const struct record *record)
 		if (!p->have_time && record->field_count > 0)
 			return no_first_timestamp(p, PROBLEM_SHORT_RECORD, record,
 			    report_column(p->time_column, p->time_from_end), NULL);
-		return true;	/* counted with the record's other missing fields */
+		/* Counted once a record: by the values stage when it lacks a value's too. */
+		for (size_t i = 0; i < p->column_count; i++)
+			if (p->columns[i].number > record->field_count)
+				return true;
+		return short_record(p, record->line,
+		    report_column(p->time_column, p->time_from_end), record->field_count);
 	}
 	field = &record->fields[column - 1];
 	if (!field_value(p, field, &v))

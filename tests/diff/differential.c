@@ -41,10 +41,8 @@
  *   - distinct is never null, also under -m (AGGREGATES: "never null"; -m names
  *     only count as exempt);
  *   - a record without the -g column has the empty key, as an empty field does;
- *   - a record without the -t column, once a timestamp has been read, only has a
- *     missing timestamp (silently the newest seen): it is not counted as too short
- *     unless an aggregate's column is missing too (before, it stops the run, as
- *     TIMESTAMPS says);
+ *   - a record too short for the -t column and an aggregate's counts once as too
+ *     short (BAD INPUT: a short record counts once), either column named;
  *   - when one record has several problems, any of their columns may be named.
  * Epoch milliseconds come with --epoch-unit=ms or, at least 1e11, without it (their
  * size tells the unit).  It leaves out, on purpose: NaN and infinities (the unit tests
@@ -2157,6 +2155,13 @@ evaluate(const struct tcase *c, struct expect *e)
 				notnum |= bit(sp->column);
 			}
 		}
+		/*
+		 * TIMESTAMPS: a record too short to have the timestamp's field is the newest
+		 * seen, counted as too short (a blank line is not); before any timestamp it
+		 * stops the run.
+		 */
+		if (c->time_col && c->time_col > r->nf && r->nf > 0)
+			shorts |= bit(c->time_col);
 		if (c->time_col && c->time_col <= r->nf) {
 			size_t len;
 			const char *text = trim(r->f[c->time_col - 1], &len);
