@@ -35,13 +35,22 @@ static const struct {
 
 /*
  * Reads the N of a percentile name pN: digits with at most one decimal point
- * (99, 99.9, 0.5, 100), from 0 to 100.  Returns true and stores N / 100 in *q.
+ * (99, 99.9, 0.5, 100), from 0 to 100.  Returns true and stores N / 100 in params: a
+ * double, and with at most AGG_PERCENTILE_DECIMALS decimals (trailing zeros aside)
+ * exactly too, a fraction whose denominator is a power of ten, from which
+ * quantile_rank works h out exactly (p14 of 51 values is x[7], where 50 * 0.14 rounds
+ * to 7.000000000000001).  More decimals keep the double alone: h can then be integral
+ * only where the double is N / 100 exactly (a q of 2^-19 is 0.00019073486328125),
+ * or past 10^13 values.
  */
 static bool
-parse_percentile(const char *text, size_t len, double *q)
+parse_percentile(const char *text, size_t len, struct agg_params *params)
 {
-	double n;
+	const char *point = memchr(text, '.', len), *end = text + len, *d;
 	size_t digits = 0, points = 0;
+	uint64_t num = 0;
+	uint8_t scale = 2;
+	double n;
 
 	for (size_t i = 0; i < len; i++) {
 		if (text[i] == '.')
@@ -59,16 +68,29 @@ parse_percentile(const char *text, size_t len, double *q)
 		 * A number just above 100 rounds to it: an integer part of 100 (not 99.99...)
 		 * and a fraction not all zeros (100.00000000000000000001) is no N.
 		 */
-		const char *point = memchr(text, '.', len), *d = text;
-
-		while (*d == '0')
+		for (d = text; *d == '0';)
 			d++;
 		if (point != NULL && point - d == 3)
 			for (d = point + 1; d < text + len; d++)
 				if (*d != '0')
 					return false;
 	}
-	*q = n / 100;
+	params->percentile = n / 100;
+	params->percentile_num = 0;
+	params->percentile_scale = 0;
+	if (point != NULL)
+		while (end[-1] == '0')
+			end--;
+	if (point != NULL && end - point - 1 > AGG_PERCENTILE_DECIMALS)
+		return true;
+	/* At most 100 with 16 decimals: 10^18, as is 10^scale. */
+	for (d = text; d < end; d++)
+		if (*d != '.') {
+			num = num * 10 + (uint64_t)(*d - '0');
+			scale += point != NULL && d > point;
+		}
+	params->percentile_num = num;
+	params->percentile_scale = scale;
 	return true;
 }
 
@@ -76,15 +98,20 @@ const struct agg_kind *
 agg_lookup(const char *name, size_t len, struct agg_params *params)
 {
 	params->percentile = 0.0;
+	params->percentile_num = 0;
+	params->percentile_scale = 0;
 	for (size_t i = 0; i < sizeof(agg_names) / sizeof(agg_names[0]); i++)
 		if (strlen(agg_names[i].name) == len &&
 		    strncasecmp(agg_names[i].name, name, len) == 0) {
-			if (agg_names[i].kind == &agg_quantile)
+			if (agg_names[i].kind == &agg_quantile) {
 				params->percentile = 0.5;
+				params->percentile_num = 50;
+				params->percentile_scale = 2;
+			}
 			return agg_names[i].kind;
 		}
 	if (len > 1 && (name[0] == 'p' || name[0] == 'P') &&
-	    parse_percentile(name + 1, len - 1, &params->percentile))
+	    parse_percentile(name + 1, len - 1, params))
 		return &agg_quantile;
 	return NULL;
 }

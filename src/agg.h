@@ -57,13 +57,16 @@ struct agg_result {
 /* Settings that shape an aggregate's result. */
 struct agg_params {
 	uint64_t min_count;	/* -m: null below this many values (not for count) */
-	double percentile;	/* pN: N / 100, from 0 to 1 */
-	unsigned hll_bits;	/* distinct: HyperLogLog precision P, 2^P registers */
+	double percentile;	/* pN: N / 100, from 0 to 1, */
+	uint64_t percentile_num;	/* and exactly percentile_num / 10^percentile_scale */
 	uint64_t hash_seed;	/* seeds hash tables against flooding; never changes a result */
-	bool cumulative;	/* @all: the window never lets a value go, so the kind may
-				   keep what its result needs of them instead of a slot each */
 	uint64_t window_rows;	/* the window's extent: ewma's span W (rows), */
 	int64_t window_nanos;	/* or its half-life D (nanoseconds), the other 0 */
+	unsigned hll_bits;	/* distinct: HyperLogLog precision P, 2^P registers */
+	bool cumulative;	/* @all: the window never lets a value go, so the kind may
+				   keep what its result needs of them instead of a slot each */
+	uint8_t percentile_scale;	/* 2 to 18; 0: percentile alone (more decimals,
+					   and tests' doubles) */
 };
 
 /*
@@ -292,6 +295,13 @@ agg_move_steps(struct agg *agg, const struct agg_move *m,
 {
 	return agg_move_steps_run(agg, m, size, pop, push, result, NULL, 0);
 }
+
+/*
+ * The most decimals of a percentile's N, trailing zeros aside (p99.9990 is p99.999),
+ * that agg_params holds exactly: N / 100 is then a fraction of two numbers up to
+ * 10^18, which quantile_rank multiplies by a window's size exactly.
+ */
+#define AGG_PERCENTILE_DECIMALS 16
 
 /*
  * Finds the aggregate called name (len bytes, not NUL-terminated, read without regard

@@ -780,6 +780,18 @@ mid_spill(struct heap_window *w)
 	}
 }
 
+/* quantile_rank for h from 2^52 on: the quotient and remainder by 128-bit division. */
+uint64_t
+quantile_rank_divide(uint64_t m, const struct agg_params *params, double *fraction)
+{
+	__extension__ unsigned __int128 product =
+	    (unsigned __int128)(m - 1) * params->percentile_num;
+	uint64_t den = quantile_scale_power(params->percentile_scale);
+
+	*fraction = (double)(uint64_t)(product % den) / (double)den;
+	return (uint64_t)(product / den);
+}
+
 /* The three parts together. */
 
 /* Sets lo and fraction for a structure of m values. */
@@ -788,7 +800,7 @@ heap_set_rank(struct heap_window *w, uint64_t m)
 {
 	double fraction = 0;
 
-	w->lo = m == 0 ? -1 : (ptrdiff_t)quantile_rank(m, w->header.params.percentile,
+	w->lo = m == 0 ? -1 : (ptrdiff_t)quantile_rank(m, &w->header.params,
 	    &fraction);
 	w->fraction = fraction;
 }
@@ -937,6 +949,10 @@ heap_create(const struct agg_kind *kind, const struct agg_params *params)
 	w->header.kind = kind;
 	w->header.params = *params;
 	w->header.params.percentile = quantile_clamp(params->percentile);
+	/* An exact q is N / 100 from agg_lookup; any other takes the double alone. */
+	if (params->percentile_scale > 18 ||
+	    params->percentile_num > quantile_scale_power(params->percentile_scale))
+		w->header.params.percentile_scale = 0;
 	w->min_values = params->min_count > 1 ? params->min_count : 1;
 	w->lo = -1;
 	w->mid_start = MID_SLOTS / 2;
@@ -1190,7 +1206,7 @@ heap_push(struct agg *agg, const struct agg_value *value)
 	}
 	w->result_state = RESULT_DIRTY;
 	m = heap_m(w) + 1;
-	lo = (ptrdiff_t)quantile_rank(m, w->header.params.percentile, &fraction);
+	lo = (ptrdiff_t)quantile_rank(m, &w->header.params, &fraction);
 	if (heap_reserve_for(w, m, lo) != 0)
 		return -1;
 	w->ring.tail++;
@@ -1352,7 +1368,7 @@ heap_push_number_grow(struct heap_window *w, double x)
 
 	if (ring_reserve(&w->ring, sizeof(uint64_t)) != 0)
 		return -1;
-	lo = (ptrdiff_t)quantile_rank(m, w->header.params.percentile, &fraction);
+	lo = (ptrdiff_t)quantile_rank(m, &w->header.params, &fraction);
 	if (heap_reserve_for(w, m, lo) != 0)
 		return -1;
 	w->lo = lo;
@@ -1452,7 +1468,7 @@ heap_push_number_of(struct heap_window *w, double x)
 
 	if (position - w->ring.head >= w->ring.room || position >= w->ring.stop)
 		return heap_push_number_grow(w, x);
-	lo = (ptrdiff_t)quantile_rank(m, w->header.params.percentile, &fraction);
+	lo = (ptrdiff_t)quantile_rank(m, &w->header.params, &fraction);
 	if (m > w->push_room && !heap_push_room(w, m, lo))
 		return heap_push_number_grow(w, x);
 	w->lo = lo;

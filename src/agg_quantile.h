@@ -23,24 +23,65 @@
 
 extern const struct agg_kind agg_quantile;
 
+/* 10^scale, for scale from 0 to 19 (18 at most in agg_params): a percentile's denominator (agg_params). */
+static inline uint64_t
+quantile_scale_power(unsigned scale)
+{
+	static const uint64_t powers[20] = {
+		1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000, 1000000000,
+		10000000000U, 100000000000U, 1000000000000U, 10000000000000U,
+		100000000000000U, 1000000000000000U, 10000000000000000U,
+		100000000000000000U, 1000000000000000000U, 10000000000000000000U
+	};
+
+	return powers[scale];
+}
+
+/* quantile_rank's division, for a window too large for its estimate (h past 2^52). */
+uint64_t quantile_rank_divide(uint64_t m, const struct agg_params *params,
+    double *fraction);
+
 /*
- * The rank and interpolation fraction of percentile q over m sorted numbers, computed
- * exactly as swag(1) writes it (AGGREGATES): h = (m - 1)·q, lo = floor(h), fraction =
- * h - lo.  Every structure that answers a percentile uses this one function, since
- * the heap sizes its lower part from lo.
+ * The rank and interpolation fraction of percentile params->percentile over m sorted
+ * numbers, as swag(1) writes them (AGGREGATES): h = (m - 1)·q, lo = floor(h),
+ * fraction = h - lo, with h exact: q is num / den (agg_params: den = 10^scale), lo the
+ * quotient of (m - 1)·num by den and the fraction the remainder over den, so that an
+ * integral h gives x[lo] (p14 of 51 values is x[7], where 50 * 0.14 rounds to
+ * 7.000000000000001, which would interpolate towards x[8]).  The double h, less than
+ * one off while it is below 2^52, guesses the quotient, and the remainder it leaves,
+ * then between -den and 2·den (den <= 10^18), is worked out in 64-bit arithmetic
+ * (the products' high words cancel) and corrects it.  A q without num (scale 0:
+ * tests give a double alone) takes the double h.  Every structure that answers a
+ * percentile uses this one function, since the heap sizes its lower part from lo.
  */
 static inline uint64_t
-quantile_rank(uint64_t m, double q, double *fraction)
+quantile_rank(uint64_t m, const struct agg_params *params, double *fraction)
 {
 	/*
 	 * m counts values held in memory, so m - 1 < 2^63 and 0 <= h < 2^63: the signed
 	 * conversions (one instruction each, where unsigned ones branch) give the same
 	 * doubles, and floor(h) is a conversion, where floor() is a libm call.
 	 */
-	double h = (double)(int64_t)(m - 1) * q;
-	int64_t lo = (int64_t)h;
+	double h = (double)(int64_t)(m - 1) * params->percentile;
+	int64_t lo = (int64_t)h, den, rest;
 
-	*fraction = h - (double)lo;
+	if (params->percentile_scale == 0) {
+		*fraction = h - (double)lo;
+		return (uint64_t)lo;
+	}
+	if (__builtin_expect(!(h < 0x1p52), 0))
+		return quantile_rank_divide(m, params, fraction);
+	den = (int64_t)quantile_scale_power(params->percentile_scale);
+	rest = (int64_t)((m - 1) * params->percentile_num - (uint64_t)lo * (uint64_t)den);
+	if (rest < 0) {
+		lo--;
+		rest += den;
+	} else if (rest >= den) {
+		lo++;
+		rest -= den;
+	}
+	/* Both below 2^63, and den a double exactly: the fraction is correctly rounded. */
+	*fraction = (double)rest / (double)den;
 	return (uint64_t)lo;
 }
 

@@ -233,7 +233,7 @@ sorted_value(struct sorted_window *w, double q)
 	sorted_settle(w);
 	if (w->nan_count != 0)
 		return NAN;
-	lo = quantile_rank(w->count, q, &fraction);
+	lo = quantile_rank(w->count, &(struct agg_params){ .percentile = q }, &fraction);
 	if (fraction == 0.0)
 		return w->values[lo];
 	return quantile_interpolate(w->values[lo], w->values[lo + 1], fraction);

@@ -815,6 +815,69 @@ Test(quantile, p99_of_one_to_hundred)
 	cr_assert_float_eq(got, 99.01, 1e-12);
 }
 
+/*
+ * h is exact (swag(1), pN: "the result is x[lo] when h is integral"): quantile_rank
+ * with the exact q of a name against integer arithmetic, for every window size up to
+ * 2,000 and percentiles with up to 16 decimals, and past 2^52 (the division).  In
+ * doubles, 50 * 0.14 is 7.000000000000001 and 100 * 0.29 is 28.999999999999996.
+ */
+Test(quantile, rank_is_exact)
+{
+	static const char *const names[] = { "p14", "p29", "p57", "p7", "p99.9", "p0.5",
+	    "p33.3", "p58", "p70", "p82", "p99", "p0", "p100", "median", "p12.5",
+	    "p99.9999999999999999", "p0.0000000000000001", "p66.6666666666666667" };
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		struct agg_params params;
+		uint64_t den;
+
+		cr_assert_not_null(agg_lookup(names[i], strlen(names[i]), &params));
+		cr_assert_neq(params.percentile_scale, 0, "%s", names[i]);
+		den = quantile_scale_power(params.percentile_scale);
+		for (uint64_t m = 1; m <= 2000; m++) {
+			unsigned __int128 product = (unsigned __int128)(m - 1) *
+			    params.percentile_num;
+			double fraction, want = (double)(uint64_t)(product % den) / (double)den;
+			uint64_t lo = quantile_rank(m, &params, &fraction);
+
+			cr_assert_eq(lo, (uint64_t)(product / den), "%s of %llu", names[i],
+			    (unsigned long long)m);
+			cr_assert_eq(fraction, want, "%s of %llu", names[i], (unsigned long long)m);
+		}
+		for (uint64_t m = (UINT64_C(1) << 53) / 3; m < (UINT64_C(1) << 63);
+		    m = m * 3 + 1) {
+			unsigned __int128 product = (unsigned __int128)(m - 1) *
+			    params.percentile_num;
+			double fraction;
+			uint64_t lo = quantile_rank(m, &params, &fraction);
+
+			cr_assert_eq(lo, (uint64_t)(product / den), "%s of %llu", names[i],
+			    (unsigned long long)m);
+			cr_assert_eq(fraction, (double)(uint64_t)(product % den) / (double)den);
+		}
+	}
+}
+
+/* The pieces of a percentile whose h is integral in exact arithmetic, not in doubles. */
+Test(quantile, integral_rank_takes_its_value)
+{
+	double values[51];
+	struct agg_params params = { .min_count = 1 };
+	struct agg *agg;
+
+	/* 0 to 7, then 43 values of 1e300: p14's h = 50 · 0.14 = 7 exactly. */
+	for (int i = 0; i < 51; i++)
+		values[i] = i < 8 ? i : 1e300;
+	cr_assert_not_null(agg_lookup("p14", 3, &params));
+	params.min_count = 1;
+	agg = agg_quantile.create(&agg_quantile, &params);
+	cr_assert_not_null(agg);
+	for (int i = 0; i < 51; i++)
+		push_number(agg, values[i]);
+	cr_assert_eq(number_of(agg), 7);
+	agg_quantile.destroy(agg);
+}
+
 Test(quantile, single_value_is_every_percentile)
 {
 	const double value = -17.5;

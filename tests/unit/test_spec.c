@@ -28,6 +28,18 @@ Test(spec, holistic_names)
 	cr_assert_float_eq(spec.params.percentile, 0.99, 1e-15);
 	cr_assert_eq(spec_parse("p99.9@10", &spec), SPEC_OK);
 	cr_assert_float_eq(spec.params.percentile, 0.999, 1e-15);
+	/* Exactly too: 999 / 10^3; trailing zeros aside, up to 16 decimals. */
+	cr_assert_eq(spec.params.percentile_num, 999);
+	cr_assert_eq(spec.params.percentile_scale, 3);
+	cr_assert_eq(spec_parse("p014.50000", &spec), SPEC_OK);
+	cr_assert_eq(spec.params.percentile_num, 145);
+	cr_assert_eq(spec.params.percentile_scale, 3);
+	cr_assert_eq(spec_parse("p0.0000000000000001", &spec), SPEC_OK);
+	cr_assert_eq(spec.params.percentile_num, 1);
+	cr_assert_eq(spec.params.percentile_scale, 18);
+	cr_assert_eq(spec_parse("p0.00000000000000001", &spec), SPEC_OK);
+	cr_assert_eq(spec.params.percentile_scale, 0);
+	cr_assert_float_eq(spec.params.percentile, 1e-19, 1e-34);
 	cr_assert_eq(spec_parse("p0", &spec), SPEC_OK);
 	cr_assert_eq(spec.params.percentile, 0);
 	cr_assert_eq(spec_parse("p100", &spec), SPEC_OK);
