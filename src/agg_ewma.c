@@ -39,9 +39,12 @@
  * Overflow.  Values are kept scaled by 2^-scale, scale being 0 until a sum would pass
  * 2^1000, which can happen only with values beyond about 1e300 (the sums of weights
  * are below 2^62 for rows, and below 2·n for n records within a half-life); the sums
- * then go to a form scaled by 2^-128 more, for good, losing only values under 2^-894
- * beside them.  The result is scaled back (and is finite: a mean lies within its
- * values' range).
+ * then go to a form scaled by 2^-128 more, losing only values under 2^-894 beside
+ * them, and come back when they have aged below 2^870, so that the numbers after a
+ * huge one that has weighed away are summed as they are (1e308 and then 1e-300 at
+ * W = 1 is 1e-300, not 0): what was lost stays below a unit of rounding of
+ * Σ w·|x|, as all of it ages alike.  The result is scaled back (and is finite: a
+ * mean lies within its values' range).
  *
  * O(1) memory and time a record; 176 bytes a window whatever its span.
  */
@@ -158,12 +161,30 @@ ewma_scale_down(struct ewma_window *w)
 	w->scale += EWMA_SCALE_STEP;
 }
 
+/*
+ * Scales the sums back up by 2^EWMA_SCALE_STEP while they stay below EWMA_SUM_MAX
+ * with room to spare (see Overflow above): the huge values have aged away.
+ */
+static __attribute__((noinline, cold)) void
+ewma_scale_up(struct ewma_window *w)
+{
+	while (w->scale != 0 && fabs(w->sum_hi) < EWMA_SUM_MAX * 0x1p-130) {
+		w->sum_hi = ldexp(w->sum_hi, EWMA_SCALE_STEP);
+		w->sum_lo = ldexp(w->sum_lo, EWMA_SCALE_STEP);
+		w->scale -= EWMA_SCALE_STEP;
+	}
+}
+
 /* Adds the finite x with weight wt to the sums. */
 static inline void
 ewma_add(struct ewma_window *w, double x, double wt)
 {
-	double scaled = w->scale != 0 ? ldexp(x, -w->scale) : x;
+	double scaled = x;
 
+	if (__builtin_expect(w->scale != 0, 0)) {
+		ewma_scale_up(w);
+		scaled = ldexp(x, -w->scale);
+	}
 	while (__builtin_expect(!(fabs(w->sum_hi + 2 * wt * scaled) < EWMA_SUM_MAX), 0)) {
 		ewma_scale_down(w);
 		scaled = ldexp(x, -w->scale);

@@ -116,10 +116,13 @@ pandas_decay(uint64_t span)
 
 /*
  * Random histories of finite numbers (ordinary, duplicates, of mixed magnitudes and
- * signs) with missing fields, checked against pandas' mean every few records.
+ * signs) with missing fields, checked against pandas' mean every few records; with
+ * huge, one number in fifty is beyond 1e300, so that the sums go to their scaled
+ * form and, as those numbers age away, back, and a few in a hundred are below 1e-240,
+ * which the scaled form loses.
  */
 static void
-random_history(uint64_t span, int64_t halflife, unsigned seed)
+random_history_of(uint64_t span, int64_t halflife, unsigned seed, bool huge)
 {
 	static struct history h;
 	struct agg *agg = ewma_make(span, halflife, 0);
@@ -136,7 +139,13 @@ random_history(uint64_t span, int64_t halflife, unsigned seed)
 		double tolerance;
 
 		v.has_number = v.has_text = r >= 10;
-		if (r < 40)
+		if (huge && r >= 10 && r < 12)
+			v.number = ldexp(1.0 + rand_r(&seed) % 1000 / 1000.0,
+			    1000 + rand_r(&seed) % 23) * (r % 2 ? 1 : -1);
+		else if (huge && r >= 12 && r < 20)
+			v.number = ldexp(1.0 + rand_r(&seed) % 1000 / 1000.0,
+			    -1000 + rand_r(&seed) % 200) * (r % 2 ? 1 : -1);
+		else if (r < 40)
 			v.number = (double)(rand_r(&seed) % 5);
 		else if (r < 50)
 			v.number = ldexp((double)rand_r(&seed), rand_r(&seed) % 80 - 40) *
@@ -173,6 +182,12 @@ random_history(uint64_t span, int64_t halflife, unsigned seed)
 	agg->kind->destroy(agg);
 }
 
+static void
+random_history(uint64_t span, int64_t halflife, unsigned seed)
+{
+	random_history_of(span, halflife, seed, false);
+}
+
 Test(ewma, rows_against_pandas)
 {
 	static const uint64_t spans[] = { 1, 2, 3, 10, 100, 1000 };
@@ -188,6 +203,22 @@ Test(ewma, time_against_pandas)
 
 	for (size_t i = 0; i < sizeof(halflives) / sizeof(halflives[0]); i++)
 		random_history(0, halflives[i], 11 + (unsigned)i);
+}
+
+/*
+ * Numbers beyond 1e300 among the others: once one has weighed away, the sums are back
+ * in their plain form and the numbers after it count in full (swag(1), ewma: within a
+ * few units of rounding of Σ w·|x| / Σ w).
+ */
+Test(ewma, huge_numbers_age_away)
+{
+	static const uint64_t spans[] = { 1, 2, 3, 10 };
+	static const int64_t halflives[] = { 1, 1000 };
+
+	for (size_t i = 0; i < sizeof(spans) / sizeof(spans[0]); i++)
+		random_history_of(spans[i], 0, 21 + (unsigned)i, true);
+	for (size_t i = 0; i < sizeof(halflives) / sizeof(halflives[0]); i++)
+		random_history_of(0, halflives[i], 31 + (unsigned)i, true);
 }
 
 /* Pushes values[0..n) (NaN for a missing field) at times[k], or 0; returns the last. */
@@ -319,6 +350,16 @@ Test(ewma, range)
 	cr_assert(got[3] > 5e-300 && got[3] < 7e-300, "%g", got[3]);
 	cr_assert_eq(got[4], 1);
 	agg->kind->destroy(agg);
+	/* W = 1 weighs the newest number alone: 1e308 leaves nothing of itself. */
+	{
+		static const double after[] = { 1e308, 1e-300, 1e301, 1.25e-280 };
+
+		agg = ewma_make(1, 0, 0);
+		push_all(agg, after, NULL, 4, got);
+		cr_assert_eq(got[1], 1e-300);
+		cr_assert_eq(got[3], 1.25e-280);
+		agg->kind->destroy(agg);
+	}
 }
 
 /*
