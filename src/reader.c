@@ -75,29 +75,64 @@ reader_ready(struct reader *r)
 }
 
 /*
+ * Waits up to ms milliseconds (-1: without end) for input, as poll(2) does, but ends
+ * with READER_STOPPED once the stop flag is set, before the wait or during it:
+ * signals are blocked from the test of the flag until ppoll(2) unblocks them as it
+ * starts waiting, so that a stop signal coming between the two interrupts the wait,
+ * where it would otherwise be noticed only at the next input (behind a quiet tail -f,
+ * never).  Returns poll's count, 0 when the time is up or a signal came without a
+ * stop, or a negative reader_status.
+ */
+static int
+reader_poll(struct reader *r, int ms)
+{
+	struct pollfd p = { .fd = r->fd, .events = POLLIN };
+	struct timespec limit = { ms / 1000, (long)(ms % 1000) * 1000000 };
+	sigset_t all, old;
+	int n, saved;
+
+	if (r->stop == NULL) {
+		n = poll(&p, 1, ms);
+	} else {
+		sigfillset(&all);
+		if (sigprocmask(SIG_BLOCK, &all, &old) != 0)
+			return READER_READ_ERROR;
+		if (*r->stop) {
+			n = -1;
+			errno = EINTR;
+		} else {
+			n = ppoll(&p, 1, ms >= 0 ? &limit : NULL, &old);
+		}
+		saved = errno;
+		(void)sigprocmask(SIG_SETMASK, &old, NULL);
+		errno = saved;
+	}
+	if (n >= 0)
+		return n;
+	if (errno != EINTR)
+		return READER_READ_ERROR;
+	return r->stop != NULL && *r->stop ? READER_STOPPED : 0;
+}
+
+/*
  * Waits until input is there, calling the timer whenever a wait of the length it
- * asked for ends without input (see reader_set_timer).  Returns 0 or a negative
- * reader_status.
+ * asked for ends without input (see reader_set_timer), or, without a timer, for as
+ * long as it takes.  Returns 0 or a negative reader_status.
  */
 static enum reader_status
 reader_wait(struct reader *r)
 {
-	int ms;
+	int ms = -1, n;
 
-	if (r->timer(r->timer_context, false, &ms) != 0)
+	if (r->timer != NULL && r->timer(r->timer_context, false, &ms) != 0)
 		return READER_IDLE_ERROR;
-	while (ms >= 0) {
-		struct pollfd p = { .fd = r->fd, .events = POLLIN };
-		int n = poll(&p, 1, ms);
-
-		if (n > 0)
+	while (ms >= 0 || r->timer == NULL) {
+		if ((n = reader_poll(r, ms)) > 0)
 			break;
-		if (n < 0 && errno != EINTR)
-			return READER_READ_ERROR;
-		if (n < 0 && r->stop != NULL && *r->stop)
-			return READER_STOPPED;
+		if (n < 0)
+			return (enum reader_status)n;
 		/* A signal without a stop, or the time is up: the timer says what now. */
-		if (r->timer(r->timer_context, true, &ms) != 0)
+		if (r->timer != NULL && r->timer(r->timer_context, true, &ms) != 0)
 			return READER_IDLE_ERROR;
 	}
 	return 0;
@@ -105,34 +140,35 @@ reader_wait(struct reader *r)
 
 /*
  * Reads up to cap bytes of r->fd into dst, as read(2) does, calling the idle hook
- * first when the read would block.  Returns the bytes read (0 at the end of the
- * input), or a negative reader_status.
+ * first when the read would block, and waiting for input with reader_wait, so that a
+ * stop ends the wait.  Returns the bytes read (0 at the end of the input), or a
+ * negative reader_status; READER_STOPPED once the stop flag is set, so that no record
+ * read after a stop signal is taken.
  */
 static ssize_t
 reader_read(struct reader *r, void *dst, size_t cap)
 {
+	enum reader_status status;
 	ssize_t n;
 
+	if (r->stop != NULL && *r->stop)
+		return READER_STOPPED;
 	if (r->idle != NULL && !reader_ready(r)) {
-		enum reader_status status;
-
 		if (r->idle(r->context) != 0)
 			return READER_IDLE_ERROR;
-		if (r->timer != NULL && (status = reader_wait(r)) != 0)
+		if ((status = reader_wait(r)) != 0)
 			return status;
 	}
 	while ((n = read(r->fd, dst, cap)) < 0) {
 		if (errno == EAGAIN || errno == EWOULDBLOCK) {
 			/* Non-blocking input (the parent's choice): wait as a read would. */
-			struct pollfd p = { .fd = r->fd, .events = POLLIN };
-
-			if (poll(&p, 1, -1) < 0 && errno != EINTR)
-				return READER_READ_ERROR;
+			if ((status = reader_wait(r)) != 0)
+				return status;
 		} else if (errno != EINTR) {
 			return READER_READ_ERROR;
-		}
-		if (r->stop != NULL && *r->stop)
+		} else if (r->stop != NULL && *r->stop) {
 			return READER_STOPPED;
+		}
 	}
 	return n;
 }

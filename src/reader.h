@@ -19,8 +19,10 @@
  * Before it would wait for input it calls the idle hook (swag flushes its output
  * there): a pipe that delivers a line now and then gets each result at once, while a
  * file or a fast pipe, always ready, is read without a pause.  A descriptor that its
- * parent set non-blocking is waited on with poll(); a signal that interrupts the wait
- * ends it with READER_STOPPED when the stop flag given to reader_create is set.
+ * parent set non-blocking is waited on with poll().  Once the stop flag given to
+ * reader_create is set, the next read, or the wait under way, ends with
+ * READER_STOPPED: the wait tests the flag with signals blocked and waits with
+ * ppoll(), which lets them in, so that no stop signal goes unseen until more input.
  */
 #ifndef SWAG_READER_H
 #define SWAG_READER_H
@@ -41,7 +43,7 @@ enum reader_status {
 	READER_NO_MEMORY = -2,	/* a longer line did not fit in memory */
 	READER_UTF16 = -3,	/* the input starts with a UTF-16 byte-order mark */
 	READER_IDLE_ERROR = -4,	/* the idle hook failed */
-	READER_STOPPED = -5,	/* a signal set the stop flag while input was awaited */
+	READER_STOPPED = -5,	/* a signal set the stop flag */
 	READER_GZIP_TRUNCATED = -6, /* gzip input ends inside a member */
 	READER_GZIP_CORRUPT = -7 /* gzip input that zlib cannot inflate */
 };
@@ -75,8 +77,9 @@ struct reader {
 /*
  * Makes a reader of fd.  idle(context), when not NULL, is called before every read
  * that would block; a nonzero return stops the reader with READER_IDLE_ERROR.  stop,
- * when not NULL, is a signal handler's flag: a read or wait that a signal interrupts
- * returns READER_STOPPED when it is nonzero, and is tried again when it is zero.
+ * when not NULL, is a signal handler's flag: a read returns READER_STOPPED when it is
+ * nonzero, and so does a wait that a signal interrupts, which is tried again when it
+ * is zero.
  * Returns NULL when memory is short.
  */
 struct reader *reader_create(int fd, int (*idle)(void *context), void *context,

@@ -61,6 +61,41 @@ expect_eq "SIGTERM while waiting: status" "$?" 143
 exec 3>&-
 expect_eq "SIGTERM while waiting: output" "$(tr '\n' ' ' < "$TMP/out")" "1 3 7 "
 
+# A signal while swag writes to a reader that does not keep up, its input still open
+# but quiet: once the write is done, swag ends by the signal, with every result of the
+# records it held, and does not wait for more input first (it waited, behind a quiet
+# tail -f for ever, when the signal came before its wait for input began).
+mkfifo "$TMP/slow"
+exec 4<> "$TMP/slow"
+seq 1 20000 > "$TMP/burst"
+"$SWAG" -w 1 sum < "$TMP/fifo" > "$TMP/slow" &
+pid=$!
+exec 3> "$TMP/fifo"
+cat "$TMP/burst" >&3
+# Until its output is full (a pipe holds 64 KiB, the results 109 KiB): in the write.
+for i in $(seq 200); do
+	grep -q pipe_write "/proc/$pid/wchan" 2> /dev/null && break
+	sleep 0.05
+done
+kill -s TERM "$pid"
+# Read-only, so that it sees the end once swag and fd 4 (read-write) are gone.
+cat < "$TMP/slow" > "$TMP/out" 4<&- &
+reader=$!
+for i in $(seq 400); do
+	kill -0 "$pid" 2> /dev/null || break
+	sleep 0.05
+done
+checks=$((checks + 1))
+if kill -0 "$pid" 2> /dev/null; then
+	fail "SIGTERM in a write, input quiet: still running 20 s on"
+	kill -s KILL "$pid"
+fi
+wait "$pid" 2> /dev/null
+expect_eq "SIGTERM in a write, input quiet: status" "$?" 143
+exec 3>&- 4<&-
+wait "$reader"
+expect_whole_lines "SIGTERM in a write, input quiet" "$TMP/out"
+
 # A signal the parent ignored (nohup) stays ignored.
 env --ignore-signal=HUP "$SWAG" -w 1 sum < "$TMP/fifo" > "$TMP/out" &
 pid=$!
