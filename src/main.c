@@ -682,21 +682,35 @@ open_inputs(struct settings *settings)
 			warn_message("standard input: %s", strerror(errno));
 			exit(EXIT_RESOURCE);
 		}
-	for (size_t i = 0; i < settings->input_count; i++) {
-		struct pipeline_input *input = &settings->inputs[i];
+	/*
+	 * FIFOs last: opening one waits for its writer, and a missing file after it
+	 * should not keep a cron job waiting before it fails.
+	 */
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t i = 0; i < settings->input_count; i++) {
+			struct pipeline_input *input = &settings->inputs[i];
+			struct stat st;
+			bool fifo;
 
-		if (strcmp(input->name, "-") == 0) {
-			input->name = "standard input";
-			input->fd = STDIN_FILENO;
-		} else if ((input->fd = open(input->name, O_RDONLY | O_CLOEXEC)) < 0) {
-			warn_message("%s: %s", input->name, strerror(errno));
-			exit(EXIT_RESOURCE);
+			if (input->fd >= 0)
+				continue;	/* opened in the first pass */
+			if (strcmp(input->name, "-") == 0) {
+				input->name = "standard input";
+				input->fd = STDIN_FILENO;
+			} else {
+				fifo = stat(input->name, &st) == 0 && S_ISFIFO(st.st_mode);
+				if (fifo != (pass == 1))
+					continue;
+				if ((input->fd = open(input->name, O_RDONLY | O_CLOEXEC)) < 0) {
+					warn_message("%s: %s", input->name, strerror(errno));
+					exit(EXIT_RESOURCE);
+				}
+			}
+			if (is_directory(input->fd)) {
+				warn_message("%s: %s", input->name, strerror(EISDIR));
+				exit(EXIT_RESOURCE);
+			}
 		}
-		if (is_directory(input->fd)) {
-			warn_message("%s: %s", input->name, strerror(EISDIR));
-			exit(EXIT_RESOURCE);
-		}
-	}
 }
 
 /* Closes the FILE arguments and frees their list. */

@@ -231,6 +231,12 @@ exec 3>&-
 wait "$swag_pid"
 expect_eq "a FIFO after a file: results as they come" "$?|$got" "0|1 3 | 1 3 12 "
 
+# A missing file after a FIFO that nobody writes: swag opens the FIFOs last, so it
+# fails at once instead of waiting for a writer first (a cron job would hang).
+timeout 20 "$SWAG" -w 2 sum fifo no-such-file > /dev/null 2> fifo.err
+expect_eq "a FIFO, then a missing file: status and message" "$?|$(cat fifo.err)" \
+	"3|swag: no-such-file: No such file or directory"
+
 # An output for awk: the results line up with the records, file after file.
 expect_eq "swag | awk over two files" \
     "$("$SWAG" -w 3 max:-1 access.log.1 access.log | awk 'END { print NR }')" 2000
