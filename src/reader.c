@@ -65,13 +65,16 @@ reader_destroy(struct reader *r)
 	mem_free(r);
 }
 
-/* True when a read of r->fd would not block (data or end of input is there). */
+/*
+ * True when a read of r->fd would not block (data or end of input is there); false
+ * too when poll fails (a signal), so that the read waits through reader_poll.
+ */
 static bool
 reader_ready(struct reader *r)
 {
 	struct pollfd p = { .fd = r->fd, .events = POLLIN };
 
-	return poll(&p, 1, 0) != 0;
+	return poll(&p, 1, 0) > 0;
 }
 
 /*
@@ -116,8 +119,9 @@ reader_poll(struct reader *r, int ms)
 
 /*
  * Waits until input is there, calling the timer whenever a wait of the length it
- * asked for ends without input (see reader_set_timer), or, without a timer, for as
- * long as it takes.  Returns 0 or a negative reader_status.
+ * asked for (-1: without end) ends without input (see reader_set_timer), or without
+ * a timer for as long as it takes.  Every wait is reader_poll's, which a stop ends.
+ * Returns 0 or a negative reader_status.
  */
 static enum reader_status
 reader_wait(struct reader *r)
@@ -126,16 +130,15 @@ reader_wait(struct reader *r)
 
 	if (r->timer != NULL && r->timer(r->timer_context, false, &ms) != 0)
 		return READER_IDLE_ERROR;
-	while (ms >= 0 || r->timer == NULL) {
+	for (;;) {
 		if ((n = reader_poll(r, ms)) > 0)
-			break;
+			return 0;
 		if (n < 0)
 			return (enum reader_status)n;
 		/* A signal without a stop, or the time is up: the timer says what now. */
 		if (r->timer != NULL && r->timer(r->timer_context, true, &ms) != 0)
 			return READER_IDLE_ERROR;
 	}
-	return 0;
 }
 
 /*

@@ -19,7 +19,7 @@
  * Before it would wait for input it calls the idle hook (swag flushes its output
  * there): a pipe that delivers a line now and then gets each result at once, while a
  * file or a fast pipe, always ready, is read without a pause.  A descriptor that its
- * parent set non-blocking is waited on with poll().  Once the stop flag given to
+ * parent set non-blocking is waited on as a blocking one.  Once the stop flag given to
  * reader_create is set, the next read, or the wait under way, ends with
  * READER_STOPPED: the wait tests the flag with signals blocked and waits with
  * ppoll(), which lets them in, so that no stop signal goes unseen until more input.

@@ -166,6 +166,30 @@ expect_eq "non-blocking input: status" "$?" 0
 expect_eq "non-blocking input: stderr" "$(cat "$TMP/err")" ""
 expect_whole_lines "non-blocking input" "$TMP/out"
 expect_eq "non-blocking input: lines" "$(wc -l < "$TMP/out")" 2000
+# Non-blocking input that stays quiet with -s DURATION and no bucket open yet (the
+# timer asks for no end): swag waits, and a stop signal ends it (it spun on EAGAIN,
+# deaf to the signal, for a commit).
+mkfifo "$TMP/quiet"
+exec 5<> "$TMP/quiet"
+# exec, so that $! is swag's own (a function in the background is a subshell's).
+(exec 5<&-; exec perl -MFcntl -e 'my $flags = fcntl(STDIN, F_GETFL, 0) or die "F_GETFL: $!";
+	fcntl(STDIN, F_SETFL, $flags | O_NONBLOCK) or die "F_SETFL: $!";
+	exec @ARGV or die "exec: $!"' "$SWAG" -t 1 -s 1s sum:2) < "$TMP/quiet" > "$TMP/out" \
+	2> "$TMP/err" &
+pid=$!
+sleep 0.5
+kill -s TERM "$pid"
+for i in $(seq 400); do
+	kill -0 "$pid" 2> /dev/null || break
+	sleep 0.05
+done
+if kill -0 "$pid" 2> /dev/null; then
+	fail "non-blocking quiet input, -s 1s: SIGTERM did not end swag in 20 s"
+	kill -s KILL "$pid"
+fi
+wait "$pid" 2> /dev/null
+expect_eq "non-blocking quiet input, -s 1s: status, output" "$?|$(cat "$TMP/out")" "143|"
+exec 5<&-
 nonblocking "$SWAG" -w 1 sum < "$TMP/numbers" 2> "$TMP/err" | { sleep 0.3; cat; } > "$TMP/out"
 expect_eq "non-blocking output: stderr" "$(cat "$TMP/err")" ""
 expect_whole_lines "non-blocking output" "$TMP/out"
