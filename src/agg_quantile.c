@@ -780,15 +780,40 @@ mid_spill(struct heap_window *w)
 	}
 }
 
-/* quantile_rank for h from 2^52 on: the quotient and remainder by 128-bit division. */
-uint64_t
-quantile_rank_divide(uint64_t m, const struct agg_params *params, double *fraction)
+/*
+ * rest / den correctly rounded.  Below 2^53 both are doubles exactly and the division
+ * rounds once; past it (rest < den <= 10^18 < 2^60), the quotient rest·2^64 / den has
+ * 57 bits or more, and a bit below them is set when the division leaves a remainder,
+ * so that its one rounding to a double is the rounding of rest / den itself.
+ */
+static double
+quantile_fraction(uint64_t rest, uint64_t den)
 {
-	__extension__ unsigned __int128 product =
-	    (unsigned __int128)(m - 1) * params->percentile_num;
-	uint64_t den = quantile_scale_power(params->percentile_scale);
+	__extension__ unsigned __int128 scaled = (unsigned __int128)rest << 64, quotient;
 
-	*fraction = (double)(uint64_t)(product % den) / (double)den;
+	if (rest < (UINT64_C(1) << 53))
+		return (double)rest / (double)den;
+	quotient = scaled / den;
+	return ldexp((double)(quotient | (scaled % den != 0)), -64);
+}
+
+uint64_t
+quantile_rank_slowly(uint64_t m, const struct agg_params *params, double *fraction)
+{
+	__extension__ unsigned __int128 product;
+	uint64_t den;
+
+	if (params->percentile_scale == 0) {
+		double h = (double)(int64_t)(m - 1) * params->percentile;
+		int64_t lo = (int64_t)h;
+
+		*fraction = h - (double)lo;
+		return (uint64_t)lo;
+	}
+	/* Below 2^63 · 10^18 < 2^123. */
+	product = (unsigned __int128)(m - 1) * params->percentile_num;
+	den = quantile_scale_power(params->percentile_scale);
+	*fraction = quantile_fraction((uint64_t)(product % den), den);
 	return (uint64_t)(product / den);
 }
 

@@ -37,22 +37,33 @@ quantile_scale_power(unsigned scale)
 	return powers[scale];
 }
 
-/* quantile_rank's division, for a window too large for its estimate (h past 2^52). */
-uint64_t quantile_rank_divide(uint64_t m, const struct agg_params *params,
+/*
+ * The largest percentile_scale of quantile_rank's inline way: 10^15 is below 2^53, so
+ * that a remainder below it is a double exactly.
+ */
+#define QUANTILE_SCALE_INLINE 15
+
+/*
+ * quantile_rank for the rare cases, out of line: a q without num (scale 0: tests give
+ * a double alone), an N with more than 13 decimals (the fraction rounded once from the
+ * remainder's 128-bit quotient), and h from 2^50 on (a 128-bit division).
+ */
+uint64_t quantile_rank_slowly(uint64_t m, const struct agg_params *params,
     double *fraction);
 
 /*
  * The rank and interpolation fraction of percentile params->percentile over m sorted
  * numbers, as swag(1) writes them (AGGREGATES): h = (m - 1)·q, lo = floor(h),
  * fraction = h - lo, with h exact: q is num / den (agg_params: den = 10^scale), lo the
- * quotient of (m - 1)·num by den and the fraction the remainder over den, so that an
- * integral h gives x[lo] (p14 of 51 values is x[7], where 50 * 0.14 rounds to
- * 7.000000000000001, which would interpolate towards x[8]).  The double h, less than
- * one off while it is below 2^52, guesses the quotient, and the remainder it leaves,
- * then between -den and 2·den (den <= 10^18), is worked out in 64-bit arithmetic
- * (the products' high words cancel) and corrects it.  A q without num (scale 0:
- * tests give a double alone) takes the double h.  Every structure that answers a
- * percentile uses this one function, since the heap sizes its lower part from lo.
+ * quotient of (m - 1)·num by den and the fraction the remainder over den, correctly
+ * rounded, so that an integral h gives x[lo] (p14 of 51 values is x[7], where
+ * 50 * 0.14 rounds to 7.000000000000001, which would interpolate towards x[8]).  The
+ * double h, within four roundings of 2^-53 each (q's two, m's, the product's) and so
+ * less than a half off while it is below 2^50, guesses the quotient, and the
+ * remainder it leaves, then between -den and 2·den, is worked out in 64-bit
+ * arithmetic (the products' high words cancel) and corrects it.  Every structure that
+ * answers a percentile uses this one function, since the heap sizes its lower part
+ * from lo.
  */
 static inline uint64_t
 quantile_rank(uint64_t m, const struct agg_params *params, double *fraction)
@@ -65,12 +76,10 @@ quantile_rank(uint64_t m, const struct agg_params *params, double *fraction)
 	double h = (double)(int64_t)(m - 1) * params->percentile;
 	int64_t lo = (int64_t)h, den, rest;
 
-	if (params->percentile_scale == 0) {
-		*fraction = h - (double)lo;
-		return (uint64_t)lo;
-	}
-	if (__builtin_expect(!(h < 0x1p52), 0))
-		return quantile_rank_divide(m, params, fraction);
+	/* One test for scale 0 and scales past the inline way's (unsigned wrap). */
+	if (__builtin_expect((unsigned)params->percentile_scale - 1 >= QUANTILE_SCALE_INLINE ||
+	    !(h < 0x1p50), 0))
+		return quantile_rank_slowly(m, params, fraction);
 	den = (int64_t)quantile_scale_power(params->percentile_scale);
 	rest = (int64_t)((m - 1) * params->percentile_num - (uint64_t)lo * (uint64_t)den);
 	if (rest < 0) {
@@ -80,7 +89,7 @@ quantile_rank(uint64_t m, const struct agg_params *params, double *fraction)
 		lo++;
 		rest -= den;
 	}
-	/* Both below 2^63, and den a double exactly: the fraction is correctly rounded. */
+	/* Both exact doubles below 2^53: one rounding, the division's. */
 	*fraction = (double)rest / (double)den;
 	return (uint64_t)lo;
 }

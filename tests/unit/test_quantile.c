@@ -815,46 +815,60 @@ Test(quantile, p99_of_one_to_hundred)
 	cr_assert_float_eq(got, 99.01, 1e-12);
 }
 
+/* The fraction rest / den, rounded once: binary128's 113 bits, then a double's. */
+static double
+exact_fraction(unsigned __int128 product, uint64_t den)
+{
+	return (double)((__float128)(uint64_t)(product % den) / (__float128)den);
+}
+
+/* quantile_rank(m) against integer arithmetic: the rank exact, the fraction rounded once. */
+static void
+check_rank(const char *name, const struct agg_params *params, uint64_t m)
+{
+	uint64_t den = quantile_scale_power(params->percentile_scale);
+	unsigned __int128 product = (unsigned __int128)(m - 1) * params->percentile_num;
+	double fraction;
+	uint64_t lo = quantile_rank(m, params, &fraction);
+
+	cr_assert_eq(lo, (uint64_t)(product / den), "%s of %llu: rank %llu", name,
+	    (unsigned long long)m, (unsigned long long)lo);
+	cr_assert_eq(fraction, exact_fraction(product, den), "%s of %llu: %.17g, not %.17g",
+	    name, (unsigned long long)m, fraction, exact_fraction(product, den));
+}
+
 /*
  * h is exact (swag(1), pN: "the result is x[lo] when h is integral"): quantile_rank
  * with the exact q of a name against integer arithmetic, for every window size up to
- * 2,000 and percentiles with up to 16 decimals, and past 2^52 (the division).  In
- * doubles, 50 * 0.14 is 7.000000000000001 and 100 * 0.29 is 28.999999999999996.
+ * 2,000, around 2^50 (where the double h stops guessing) and far past it, and percentiles
+ * with up to 16 decimals, whose remainders pass 2^53.  In doubles, 50 * 0.14 is
+ * 7.000000000000001 and 100 * 0.29 is 28.999999999999996.
  */
 Test(quantile, rank_is_exact)
 {
 	static const char *const names[] = { "p14", "p29", "p57", "p7", "p99.9", "p0.5",
-	    "p33.3", "p58", "p70", "p82", "p99", "p0", "p100", "median", "p12.5",
-	    "p99.9999999999999999", "p0.0000000000000001", "p66.6666666666666667" };
+	    "p33.3", "p58", "p70", "p82", "p99", "p0", "p100", "median", "p12.5", "p43.7",
+	    "p43.45", "p32.8758412", "p93.3955842044160735", "p99.9999999999999999",
+	    "p0.0000000000000001", "p66.6666666666666667" };
+	/* The double h is more than one off here: 4 roundings of 2^-53 past 2^51. */
+	static const uint64_t far[] = { UINT64_C(9114475140982456),
+	    UINT64_C(9936945504116500), UINT64_C(13183023495626004) };
 
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
 		struct agg_params params;
-		uint64_t den;
 
 		cr_assert_not_null(agg_lookup(names[i], strlen(names[i]), &params));
 		cr_assert_neq(params.percentile_scale, 0, "%s", names[i]);
-		den = quantile_scale_power(params.percentile_scale);
-		for (uint64_t m = 1; m <= 2000; m++) {
-			unsigned __int128 product = (unsigned __int128)(m - 1) *
-			    params.percentile_num;
-			double fraction, want = (double)(uint64_t)(product % den) / (double)den;
-			uint64_t lo = quantile_rank(m, &params, &fraction);
-
-			cr_assert_eq(lo, (uint64_t)(product / den), "%s of %llu", names[i],
-			    (unsigned long long)m);
-			cr_assert_eq(fraction, want, "%s of %llu", names[i], (unsigned long long)m);
-		}
+		for (uint64_t m = 1; m <= 2000; m++)
+			check_rank(names[i], &params, m);
+		for (uint64_t m = (UINT64_C(1) << 50) - 3000; m < (UINT64_C(1) << 50) * 4;
+		    m += (UINT64_C(1) << 40) + 7)
+			check_rank(names[i], &params, m);
 		for (uint64_t m = (UINT64_C(1) << 53) / 3; m < (UINT64_C(1) << 63);
-		    m = m * 3 + 1) {
-			unsigned __int128 product = (unsigned __int128)(m - 1) *
-			    params.percentile_num;
-			double fraction;
-			uint64_t lo = quantile_rank(m, &params, &fraction);
-
-			cr_assert_eq(lo, (uint64_t)(product / den), "%s of %llu", names[i],
-			    (unsigned long long)m);
-			cr_assert_eq(fraction, (double)(uint64_t)(product % den) / (double)den);
-		}
+		    m = m * 3 + 1)
+			check_rank(names[i], &params, m);
+		for (size_t k = 0; k < sizeof(far) / sizeof(far[0]); k++)
+			check_rank(names[i], &params, far[k]);
 	}
 }
 
