@@ -23,14 +23,14 @@
  * exits 1 on any failure, 2 on a usage or system error.
  *
  * Comparisons: count, distinct, mode, min, max, sums of integers, and percentiles
- * that are a value of the window with q exact in binary (p0, p25, median, p75,
- * p100) are compared as text, exactly as swag must print them (OUTPUT: the shortest
- * form that reads back, or printf %.Nf with -p).  avg, var, stddev, sums of decimals
- * and other percentiles are compared as numbers, within 1e-12 of the window's
- * largest magnitude (1e-11 of its square for var, and what that allows stddev),
- * since compensated sums, Chan's combine and a floating-point h = (n - 1)q may differ
- * from exact arithmetic in the last bits; their text must still be the shortest
- * form of the number printed (or its %.Nf with -p).  Without --strict, each summary
+ * whose h is integral or whose neighbours are equal (the result a value of the
+ * window: swag's h is exact) are compared as text, exactly as swag must print them
+ * (OUTPUT: the shortest form that reads back, or printf %.Nf with -p).  avg, var,
+ * stddev, sums of decimals and other percentiles are compared as numbers, within
+ * 1e-12 of the window's largest magnitude (1e-11 of its square for var, and what
+ * that allows stddev), since compensated sums, Chan's combine and the interpolation
+ * may differ from exact arithmetic in the last bits; their text must still be the
+ * shortest form of the number printed (or its %.Nf with -p).  Without --strict, each summary
  * line of bad input must give the right count and first line, and a column with
  * that problem on that line (the exact words are checked for "not numbers" and
  * "too few fields", which BAD INPUT quotes).  With --strict, the output must stop
@@ -1845,18 +1845,14 @@ aggregate(const struct tcase *c, const struct spec *s, struct rv *const *w,
 		long long num = (long long)(nx - 1) * s->pct10;
 		size_t lo = (size_t)(num / 1000);
 		long long rem = num % 1000;
-		bool q_exact = s->pct10 % 250 == 0;	/* q = N/100 is exact in binary */
 		long double v;
 
+		/* swag's h is exact (pN): x[lo] itself, whatever q is in binary. */
 		qsort(xs, nx, sizeof(*xs), cmp_double);
-		if (rem == 0 || xs[lo] == xs[lo + 1]) {
-			if (q_exact)
-				return exact(format_number(c, xs[lo]));
-			v = xs[lo];
-		} else {
-			v = (long double)xs[lo] + (long double)rem / 1000 *
-			    ((long double)xs[lo + 1] - (long double)xs[lo]);
-		}
+		if (rem == 0 || xs[lo] == xs[lo + 1])
+			return exact(format_number(c, xs[lo]));
+		v = (long double)xs[lo] + (long double)rem / 1000 *
+		    ((long double)xs[lo + 1] - (long double)xs[lo]);
 		return approx(v, 1e-12L * m);
 	}
 	default:
