@@ -382,8 +382,8 @@ extreme_finalize(const void *agg, const struct agg_params *params, struct agg_re
  * nb·(refb - refa)).  Values near one another (1e9 plus noise, timestamps) then
  * differ from ref exactly, where their sums would round at the scale of the values,
  * and the correction keeps the noise's precision; a window of equal values has the
- * variance 0 exactly (the unshifted sums gave 7 equal 0.1s 4.9e-35, and 1e9 plus
- * noise relative errors of 1e-4).  An empty part takes the other's ref.
+ * variance 0 exactly, where unshifted sums of 0.1s round and leave a residue.  An
+ * empty part takes the other's ref.
  *
  * A NaN or an infinity makes the result NaN (the deviations of an infinite mean are
  * inf - inf): its unit's M2 is NaN, which every combine carries, and while one is in

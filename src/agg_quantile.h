@@ -23,15 +23,15 @@
 
 extern const struct agg_kind agg_quantile;
 
-/* 10^scale, for scale from 0 to 19 (18 at most in agg_params): a percentile's denominator (agg_params). */
+/* 10^scale, scale from 0 to 18: a percentile's denominator (agg_params). */
 static inline uint64_t
 quantile_scale_power(unsigned scale)
 {
-	static const uint64_t powers[20] = {
+	static const uint64_t powers[19] = {
 		1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000, 1000000000,
 		10000000000U, 100000000000U, 1000000000000U, 10000000000000U,
 		100000000000000U, 1000000000000000U, 10000000000000000U,
-		100000000000000000U, 1000000000000000000U, 10000000000000000000U
+		100000000000000000U, 1000000000000000000U
 	};
 
 	return powers[scale];

@@ -142,8 +142,8 @@ reader_wait(struct reader *r)
 }
 
 /*
- * Reads up to cap bytes of r->fd into dst, as read(2) does, calling the idle hook
- * first when the read would block, and waiting for input with reader_wait, so that a
+ * Reads up to cap bytes of r->fd into dst, as read(2) does; when the read would
+ * block, it calls the idle hook first and waits for input with reader_wait, so that a
  * stop ends the wait.  Returns the bytes read (0 at the end of the input), or a
  * negative reader_status; READER_STOPPED once the stop flag is set, so that no record
  * read after a stop signal is taken.
@@ -156,8 +156,8 @@ reader_read(struct reader *r, void *dst, size_t cap)
 
 	if (r->stop != NULL && *r->stop)
 		return READER_STOPPED;
-	if (r->idle != NULL && !reader_ready(r)) {
-		if (r->idle(r->context) != 0)
+	if (!reader_ready(r)) {
+		if (r->idle != NULL && r->idle(r->context) != 0)
 			return READER_IDLE_ERROR;
 		if ((status = reader_wait(r)) != 0)
 			return status;

@@ -63,8 +63,9 @@ expect_eq "SIGTERM while waiting: output" "$(tr '\n' ' ' < "$TMP/out")" "1 3 7 "
 
 # A signal while swag writes to a reader that does not keep up, its input still open
 # but quiet: once the write is done, swag ends by the signal, with every result of the
-# records it held, and does not wait for more input first (it waited, behind a quiet
-# tail -f for ever, when the signal came before its wait for input began).
+# records it held, and does not wait for more input first: the signal came before its
+# wait for input began, which must still see it (behind a quiet tail -f no more
+# input comes).
 mkfifo "$TMP/slow"
 exec 4<> "$TMP/slow"
 seq 1 20000 > "$TMP/burst"
@@ -167,8 +168,8 @@ expect_eq "non-blocking input: stderr" "$(cat "$TMP/err")" ""
 expect_whole_lines "non-blocking input" "$TMP/out"
 expect_eq "non-blocking input: lines" "$(wc -l < "$TMP/out")" 2000
 # Non-blocking input that stays quiet with -s DURATION and no bucket open yet (the
-# timer asks for no end): swag waits, and a stop signal ends it (it spun on EAGAIN,
-# deaf to the signal, for a commit).
+# timer asks for no end): swag waits on it as on blocking input, without reading it
+# again and again, and a stop signal ends the wait.
 mkfifo "$TMP/quiet"
 exec 5<> "$TMP/quiet"
 # exec, so that $! is swag's own (a function in the background is a subshell's).

@@ -1308,9 +1308,8 @@ slide_over(const struct agg_kind *kind, uint64_t window, const double *values, s
 
 /*
  * The variance of equal values is 0 exactly, whatever they are and whatever the
- * window's grouping (each part's sum is shifted by its oldest value): the unshifted
- * sums gave seven 0.1s a variance of 4.9e-35 and ten 1000000000.1s a standard
- * deviation of 8.8e-8.
+ * window's grouping (each part's sum is shifted by its oldest value), though sums of
+ * 0.1s or of 1000000000.1s round.
  */
 Test(agg, var_of_equal_values_is_zero)
 {
@@ -1334,8 +1333,8 @@ Test(agg, var_of_equal_values_is_zero)
 /*
  * Values close to one another far from 0 (1e9 plus noise of 1e-3, epoch timestamps
  * with milliseconds) keep the noise's precision: the variance within 1e-9 of the
- * binary128 reference, relative, where the bound of the unshifted sums, relative to
- * Σx², allowed (and the sums made) errors of 1e-4.
+ * binary128 reference, relative: the sums' rounding at the scale of the values
+ * would leave errors of 1e-4, which the bound relative to Σx² allows.
  */
 Test(agg, var_of_values_far_from_zero)
 {
