@@ -153,7 +153,8 @@ help(void)
 "  -m, --min-count=N            null until a window holds N values (default 1)\n"
 "  -p, --precision=N            N digits after the point (0 to 30)\n"
 "      --null=TEXT              what a null result prints as (default - where\n"
-"                               blanks separate the output, else empty)\n"
+"                               blanks separate the output but for TSV's TAB\n"
+"                               output, else empty)\n"
 "      --na=LIST                comma-separated field texts meaning missing\n"
 "                               (default -; the empty field always is)\n"
 "      --strict                 stop at the first bad input (exit 1)\n"
@@ -469,13 +470,14 @@ parse_options(int argc, char *argv[], struct settings *settings)
 	/*
 	 * Defaults (swag(1), OUTPUT and BAD INPUT): "-" is a missing field, as logs write
 	 * one; and where fields are separated by blanks, which awk and swag itself read as
-	 * runs, a null prints as "-", so that the columns after it stay in place (TSV's
-	 * readers keep empty fields apart: there it stays empty).
+	 * runs, a null prints as "-", so that the columns after it stay in place; but not
+	 * in TSV, TAB-separated output of TAB-separated input, whose readers keep empty
+	 * fields apart: there it stays empty.  TSV written out with spaces is read by runs.
 	 */
 	if (!settings->have_na)
 		config->na_texts = option_na_list("-", &config->na_count);
-	config->blank_output = (config->output_delimiter == '\t' ||
-	    config->output_delimiter == ' ') && config->input_delimiter != '\t';
+	config->blank_output = config->output_delimiter == ' ' ||
+	    (config->output_delimiter == '\t' && config->input_delimiter != '\t');
 	if (!settings->have_null && config->blank_output)
 		config->null_text = "-";
 	config->null_len = strlen(config->null_text);

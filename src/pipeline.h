@@ -31,8 +31,8 @@ struct pipeline_config {
 	bool skip_comments;		/* -C */
 	bool strict;			/* the first bad input stops the run */
 	int precision;			/* -p, or -1 for the shortest form */
-	bool blank_output;		/* blanks separate the output fields, and the
-					   input is not TSV (swag(1), OUTPUT) */
+	bool blank_output;		/* blanks separate the output fields, and it
+					   is not TSV (swag(1), OUTPUT) */
 	const char *null_text;		/* what a null result prints as */
 	size_t null_len;
 	const struct field *na_texts;	/* field texts that mean "missing" */
