@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "agg.h"
+#include "blank.h"
 #include "mem.h"
 #include "numprint.h"
 #include "output.h"
@@ -304,8 +305,10 @@ option_epoch_unit(const char *text)
 
 /*
  * Splits --na's comma-separated list into its texts, as fields pointing into text
- * (an argv string, which lives as long as the process).  Empty items say nothing:
- * the empty field is always missing.  Returns an array the caller frees.
+ * (an argv string, which lives as long as the process).  Blanks around an item are
+ * left out, as they are around the fields it is compared with (swag(1), --na): " NA"
+ * in --na=-,\ NA would otherwise match nothing.  Empty items say nothing: the empty
+ * field is always missing.  Returns an array the caller frees.
  */
 static struct field *
 option_na_list(const char *text, size_t *count)
@@ -320,13 +323,14 @@ option_na_list(const char *text, size_t *count)
 		exit(EXIT_RESOURCE);
 	}
 	for (const char *s = text;; s++) {
-		size_t len = strcspn(s, ",");
+		const char *start = s, *end = s + strcspn(s, ",");
 
-		if (len > 0) {
-			fields[n].text = s;
-			fields[n++].len = len;
+		trim_blanks(&start, &end);
+		if (end > start) {
+			fields[n].text = start;
+			fields[n++].len = (size_t)(end - start);
 		}
-		s += len;
+		s += strcspn(s, ",");
 		if (*s == '\0')
 			break;
 	}
