@@ -114,6 +114,7 @@ struct bucket {
 	struct group **keys;		/* the keys the bucket writes */
 	size_t key_count, key_cap;
 	int64_t idle_since;		/* the wall clock when input was last awaited */
+	int64_t idle_time;		/* and the newest timestamp then */
 };
 
 /*
@@ -1639,14 +1640,19 @@ wall_clock(void)
 
 /*
  * The reader's timer with -s DURATION (swag(1), BUCKETS): while input is awaited, the
- * bucket being filled is written once the wall clock passes its end, or the start of
- * the wait if that is later, by BUCKET_GRACE_NANOS.  Two seconds cover tail -f's one
- * second between looks at a file and the writer's own buffering; the wait's start
- * keeps input that pauses briefly (zcat, a slow pipe) from closing old buckets: only
- * input idle for the grace does.  The time then moves on to the bucket's end, so that
- * a record that comes late for it goes backwards and counts in the next bucket, as
- * every record that goes backwards counts as the newest before.  Returns 0, or -1
- * (p->status set) when memory is short or the output fails.
+ * bucket being filled is written once the log's clock has passed its end by
+ * BUCKET_GRACE_NANOS, that clock taken to run on with the wall clock from the newest
+ * timestamp when the wait began: at idle_since + (end - idle_time) + the grace.  Only
+ * differences of the wall clock are used, never its reading against a timestamp, so
+ * that a log whose timestamps run behind or ahead of it (local time read as UTC, a
+ * clock that is off, a replay of old logs) has its minutes closed at their end as a
+ * log of the live hour has: a pause of a replay closes no bucket whose end is more
+ * than the pause past its newest record, where the wall clock would close them all.
+ * Two seconds cover tail -f's one second between looks at a file and the writer's
+ * own buffering.  The time then moves on to the bucket's end, so that a record that
+ * comes late for it goes backwards and counts in the next bucket, as every record
+ * that goes backwards counts as the newest before.  Returns 0, or -1 (p->status set)
+ * when memory is short or the output fails.
  */
 static int
 bucket_timer(void *context, bool timed_out, int *timeout_ms)
@@ -1655,8 +1661,10 @@ bucket_timer(void *context, bool timed_out, int *timeout_ms)
 	struct bucket *bk = &p->bucket;
 	int64_t now = wall_clock();
 
-	if (!timed_out)
+	if (!timed_out) {
 		bk->idle_since = now;
+		bk->idle_time = p->time;
+	}
 	*timeout_ms = -1;
 	while (bk->open) {
 		int64_t end_sec = bk->start_sec + bk->span_sec, end, due;
@@ -1666,7 +1674,11 @@ bucket_timer(void *context, bool timed_out, int *timeout_ms)
 		if (end_sec >= INT64_MAX / NANOS_PER_SECOND - 1)
 			return 0;
 		end = end_sec * NANOS_PER_SECOND + nsec;
-		due = (end > bk->idle_since ? end : bk->idle_since) + BUCKET_GRACE_NANOS;
+		/* The bucket holds idle_time, or a later one: end - idle_time > 0. */
+		if (__builtin_sub_overflow(end, bk->idle_time, &due) ||
+		    __builtin_add_overflow(due, bk->idle_since, &due) ||
+		    __builtin_add_overflow(due, BUCKET_GRACE_NANOS, &due))
+			return 0;
 		if (now < due) {
 			int64_t ms = (due - now + 999999) / 1000000;
 

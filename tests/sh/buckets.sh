@@ -85,57 +85,66 @@ expect_eq "pipeline: the busiest minute's count" "$(cut -f 2 "$TMP/busiest")" \
 got=$( (echo "1764504000 1"; sleep 0.3; echo "1764504030 2") | "$SWAG" -t 1 -s 1m sum:2)
 expect_eq "a short pause closes nothing" "$got" "1764504000	3"
 
+# Nor does a longer one, while the log's clock, run on from its newest record by the
+# wall clock, is short of the bucket's end: a replay of old logs that stalls for 2.5 s
+# keeps its minute whole, and writes no quiet minute past its last record's.
+got=$( (echo "1764504001 1"; sleep 2.5; echo "1764504002 1") |
+    "$SWAG" -t 1 -w 5m -s 1m count:2 2>&1)
+expect_eq "a pause far from the bucket's end closes nothing" "$got" "1764504000	2"
+
 mkfifo "$TMP/in" "$TMP/out"
 
 # now: the wall clock in seconds, with a fraction.
 now() { date +%s.%N; }
 
-# A FIFO that stays open and idle: the bucket is written two seconds after the wait
-# began (its minute is long over), not at the end of the input.  A record that then
-# comes for it goes backwards and counts in the next bucket, with a warning.
-"$SWAG" -t 1 -s 1m sum:2 count:2 < "$TMP/in" > "$TMP/out" 2> "$TMP/err" &
+# A FIFO that stays open and idle: the bucket is written when the log's clock, run on
+# from its newest record (2 s into the bucket of 5 s), has passed the bucket's end by
+# the grace: 3 + 2 s into the wait, though the bucket's time is long past by the wall
+# clock.  A record that then comes for it goes backwards and counts in the next
+# bucket, with a warning.
+"$SWAG" -t 1 -s 5s sum:2 count:2 < "$TMP/in" > "$TMP/out" 2> "$TMP/err" &
 swag_pid=$!
 exec 3> "$TMP/in" 4< "$TMP/out"
 # Taken before the records go in: swag's wait starts after it has read them.
 start=$(now)
 echo "1764504000 1" >&3
-echo "1764504010 2" >&3
-IFS= read -r -t 10 line <&4 || line=timeout
+echo "1764504002 2" >&3
+IFS= read -r -t 20 line <&4 || line=timeout
 waited=$(awk -v a="$start" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }')
 expect_eq "idle: the bucket written by the clock" "$line" "1764504000	3	2"
 checks=$((checks + 1))
-awk -v w="$waited" 'BEGIN { exit !(w >= 1.8 && w < 8) }' ||
-    fail "idle: written after $waited s, expected about 2"
-echo "1764504020 4" >&3		# late for the bucket written
-echo "1764504070 8" >&3
+awk -v w="$waited" 'BEGIN { exit !(w >= 4.9 && w < 15) }' ||
+    fail "idle: written after $waited s, expected about 5"
+echo "1764504004 4" >&3		# late for the bucket written
+echo "1764504007 8" >&3
 exec 3>&-
 IFS= read -r -t 10 line <&4 || line=timeout
 exec 4<&-
 wait "$swag_pid"
 expect_eq "idle: status" "$?" 0
-expect_eq "idle: the late record counts in the next bucket" "$line" "1764504060	12	2"
+expect_eq "idle: the late record counts in the next bucket" "$line" "1764504005	12	2"
 expect_eq "idle: the late record is reported" "$(cat "$TMP/err")" \
     "swag: 1 timestamp went backwards, taken as the newest before (first: line 3, column 1)"
 
 # With a longer window the clock writes the quiet bucket after too, every key of
 # each; then nothing, the window being empty.
-"$SWAG" -t 1 -g 2 -w 2m -s 1m sum:3 < "$TMP/in" > "$TMP/out" &
+"$SWAG" -t 1 -g 2 -w 2s -s 1s sum:3 < "$TMP/in" > "$TMP/out" &
 swag_pid=$!
 exec 3> "$TMP/in" 4< "$TMP/out"
-printf '1764504000 a 1\n1764504001 b 2\n' >&3
+printf '1764504000.1 a 1\n1764504000.6 b 2\n' >&3
 got=
 for i in 1 2 3 4; do
 	IFS= read -r -t 10 line <&4 || line=timeout
 	got="$got${got:+ }$line"
 done
-expect_eq "idle, -w 2m: the bucket and the quiet one" "$got" \
-    "1764504000	a	1 1764504000	b	2 1764504060	a	1 1764504060	b	2"
+expect_eq "idle, -w 2s: the bucket and the quiet one" "$got" \
+    "1764504000	a	1 1764504000	b	2 1764504001	a	1 1764504001	b	2"
 exec 3>&-
 IFS= read -r -t 10 line <&4 || line=end
 exec 4<&-
 wait "$swag_pid"
-expect_eq "idle, -w 2m: status" "$?" 0
-expect_eq "idle, -w 2m: nothing more at the end" "$line" "end"
+expect_eq "idle, -w 2s: status" "$?" 0
+expect_eq "idle, -w 2s: nothing more at the end" "$line" "end"
 
 # Live timestamps, as tail -f of a log being written gives them, one-second buckets:
 # the current second's bucket comes out about two seconds after it ends.
@@ -149,5 +158,19 @@ expect_eq "live: the second's bucket" "$line" "${stamp%.*}	1"
 exec 3>&- 4<&-
 wait "$swag_pid"
 expect_eq "live: status" "$?" 0
+
+# Timestamps an hour ahead of the wall clock (a local time east of UTC, read as UTC):
+# their second's bucket comes out two seconds after its end by the log's clock too,
+# not an hour later.
+"$SWAG" -t 1 -s 1s count < "$TMP/in" > "$TMP/out" &
+swag_pid=$!
+exec 3> "$TMP/in" 4< "$TMP/out"
+stamp=$(awk -v t="$(now)" 'BEGIN { printf "%.3f", t + 3600 }')
+echo "$stamp" >&3
+IFS= read -r -t 10 line <&4 || line=timeout
+expect_eq "ahead of the clock: the second's bucket" "$line" "${stamp%.*}	1"
+exec 3>&- 4<&-
+wait "$swag_pid"
+expect_eq "ahead of the clock: status" "$?" 0
 
 finish
