@@ -717,7 +717,6 @@ read_syslog(const char *month_text, size_t month_len, const char *day_text,
 	int month, day, seconds_of_day, y;
 	uint64_t fraction;
 	int64_t seconds;
-	bool late = false;
 
 	if (year == NULL || month_len != 3 ||
 	    (month = month_from_abbreviation(month_text)) == 0 || day_len < 1 ||
@@ -739,16 +738,17 @@ read_syslog(const char *month_text, size_t month_len, const char *day_text,
 	} else if (year->month > 0 && month - year->month > 6) {
 		/* A late line of the year before (December after January): the year stays. */
 		y--;
-		late = true;
 	}
 	if (day > days_in_month(y, month))
 		return false;
 	seconds = days_from_civil(y, month, day) * SECONDS_PER_DAY + seconds_of_day;
 	if (!nanos_from_seconds(seconds, fraction, nanos))
 		return false;
-	if (!late) {
+	/* The newest date, and no older one, carries the year on (struct syslog_year). */
+	if (year->month == 0 || seconds >= year->newest) {
 		year->year = y;
 		year->month = month;
+		year->newest = seconds;
 	}
 	return true;
 }

@@ -1540,16 +1540,17 @@ Test(syslog, a_replay_from_december_to_january)
 	/* Six months back or ahead is the same year. */
 	cr_assert_eq(syslog_at(&year, "Jul 1 00:00:00"), utc(2026, 7, 1, 0, 0, 0));
 	cr_assert_eq(syslog_at(&year, "Jan 2 00:00:00"), utc(2026, 1, 2, 0, 0, 0));
-	/* More than six ahead is a late line of the year before, which moves nothing. */
+	/* Lines that go backwards leave the year to the newest date, July's. */
 	cr_assert_eq(syslog_at(&year, "Feb 1 00:00:00"), utc(2026, 2, 1, 0, 0, 0));
-	cr_assert_eq(syslog_at(&year, "Sep 1 00:00:00"), utc(2025, 9, 1, 0, 0, 0));
 	cr_assert_eq(year.year, 2026);
-	cr_assert_eq(year.month, 2);
+	cr_assert_eq(year.month, 7);
+	cr_assert_eq(syslog_at(&year, "Sep 1 00:00:00"), utc(2026, 9, 1, 0, 0, 0));
 	cr_assert_eq(syslog_at(&year, "Mar 1 00:00:00"), utc(2026, 3, 1, 0, 0, 0));
-	cr_assert_eq(syslog_at(&year, "Aug 1 00:00:00"), utc(2026, 8, 1, 0, 0, 0));
 	/* More than six back is the next year. */
 	cr_assert_eq(syslog_at(&year, "Jan 3 00:00:00"), utc(2027, 1, 3, 0, 0, 0));
+	/* More than six ahead is a late line of the year before, which moves nothing. */
 	cr_assert_eq(syslog_at(&year, "Dec 31 23:59:59"), utc(2026, 12, 31, 23, 59, 59));
+	cr_assert_eq(syslog_at(&year, "Aug 1 00:00:00"), utc(2026, 8, 1, 0, 0, 0));
 	cr_assert_eq(year.year, 2027);
 	cr_assert_eq(year.month, 1);
 	cr_assert_eq(syslog_at(&year, "Jan 4 00:00:00"), utc(2027, 1, 4, 0, 0, 0));
@@ -1559,6 +1560,27 @@ Test(syslog, a_replay_from_december_to_january)
 	cr_assert_not(read_fields("Feb 30 00:00:00", &year, &nanos, &taken));
 	cr_assert_eq(year.year, 2027);
 	cr_assert_eq(year.month, 1);
+}
+
+/*
+ * One line of an earlier month among later ones (a stray message, a host whose clock
+ * is off) goes backwards and moves nothing: the lines after it are read against the
+ * newest date, not against it.  Read against the stray line, September after February
+ * was of the year before, and January after June of the same year.
+ */
+Test(syslog, a_stray_line_moves_nothing)
+{
+	struct syslog_year year = { .year = 2027 };
+	cr_assert_eq(syslog_at(&year, "Jan 1 00:00:01"), utc(2027, 1, 1, 0, 0, 1));
+	cr_assert_eq(syslog_at(&year, "Jul 31 00:00:00"), utc(2027, 7, 31, 0, 0, 0));
+	cr_assert_eq(syslog_at(&year, "Feb 1 00:00:00"), utc(2027, 2, 1, 0, 0, 0));
+	cr_assert_eq(syslog_at(&year, "Sep 1 00:00:00"), utc(2027, 9, 1, 0, 0, 0));
+	cr_assert_eq(syslog_at(&year, "Sep 2 00:00:00"), utc(2027, 9, 2, 0, 0, 0));
+
+	year = (struct syslog_year){ .year = 2027 };
+	cr_assert_eq(syslog_at(&year, "Dec 31 00:00:01"), utc(2027, 12, 31, 0, 0, 1));
+	cr_assert_eq(syslog_at(&year, "Jun 1 00:00:00"), utc(2027, 6, 1, 0, 0, 0));
+	cr_assert_eq(syslog_at(&year, "Jan 1 00:00:00"), utc(2028, 1, 1, 0, 0, 0));
 }
 
 Test(epoch, unit_by_size)
