@@ -2517,7 +2517,11 @@ pipeline_init(struct pipeline *p, const struct pipeline_config *config)
 
 	memset(p, 0, sizeof(*p));
 	p->config = config;
-	p->quote_output = config->input_delimiter != 0;
+	/*
+	 * Delimited output is read back as CSV, whatever the input: a key or a text
+	 * result holding the delimiter is quoted after blank-separated input too.
+	 */
+	p->quote_output = config->input_delimiter != 0 || !config->blank_output;
 	p->quote_numbers = p->quote_output && config->output_delimiter != '\0' &&
 	    strchr("0123456789.+-eEinfa", config->output_delimiter) != NULL;
 	/*
