@@ -342,8 +342,8 @@ pipeline_problem(struct pipeline *p, enum problem_kind kind, uint64_t line, size
 	struct problem *problem = &p->report->problems[kind];
 
 	/*
-	 * The first in the input: a batch's stages count in turn (the timestamps' before
-	 * the values'), so a later stage may count an earlier line of the same input.
+	 * The first in the input: a batch's stages count in turn (the values', then the
+	 * timestamps'), so a later stage may count an earlier line of the same input.
 	 */
 	if (problem->count++ == 0 || (problem->first_input == p->input_name &&
 	    line < problem->first_line)) {
