@@ -657,12 +657,47 @@ is_directory(int fd)
 }
 
 /*
+ * True when fd is the regular file that standard output writes to, with data left to
+ * read (as cat(1) tests): swag -w 10 avg log >> log would read its own results
+ * back until the disk is full.  Output that truncated the file (> log) leaves
+ * nothing to read, and is let be.
+ */
+static bool
+is_output(int fd)
+{
+	struct stat in, out;
+	off_t at;
+
+	if (fstat(fd, &in) != 0 || fstat(STDOUT_FILENO, &out) != 0 ||
+	    !S_ISREG(in.st_mode) || !S_ISREG(out.st_mode) || in.st_dev != out.st_dev ||
+	    in.st_ino != out.st_ino)
+		return false;
+	at = lseek(fd, 0, SEEK_CUR);
+	return at >= 0 && at < in.st_size;
+}
+
+/* Refuses an input that is a directory or the output (swag(1), FILES): exit status 3. */
+static void
+check_input(const struct pipeline_input *input)
+{
+	if (is_directory(input->fd)) {
+		warn_message("%s: %s", input->name, strerror(EISDIR));
+		exit(EXIT_RESOURCE);
+	}
+	if (is_output(input->fd)) {
+		warn_message("%s: input file is output file", input->name);
+		exit(EXIT_RESOURCE);
+	}
+}
+
+/*
  * Opens the FILE arguments, all of them before the first is read: a missing one
  * stops swag before it writes anything (a cron job gets the whole answer or an error,
  * never a day's results without one of its files), and a log rotated while swag runs
  * is still read whole through its descriptor.  "-" is standard input, and no FILE
  * argument (or "-" alone) means standard input alone, named by no message.  A file
- * that cannot be opened, or a directory, is an error naming it, exit status 3.
+ * that cannot be opened, a directory, or the output file is an error naming it,
+ * exit status 3.
  */
 static void
 open_inputs(struct settings *settings)
@@ -675,6 +710,11 @@ open_inputs(struct settings *settings)
 		mem_free(settings->inputs);
 		settings->inputs = &standard_input;
 		settings->input_count = 1;
+		/* A directory there is a read error, as any that reading it finds. */
+		if (is_output(STDIN_FILENO)) {
+			warn_message("standard input: input file is output file");
+			exit(EXIT_RESOURCE);
+		}
 		return;
 	}
 	settings->named_inputs = true;
@@ -712,10 +752,7 @@ open_inputs(struct settings *settings)
 					exit(EXIT_RESOURCE);
 				}
 			}
-			if (is_directory(input->fd)) {
-				warn_message("%s: %s", input->name, strerror(EISDIR));
-				exit(EXIT_RESOURCE);
-			}
+			check_input(input);
 		}
 }
 

@@ -261,4 +261,19 @@ grep -q "^swag: no aggregate given ('part1' is taken as a file); the aggregates 
 printf '5\n' > stdev
 run stdev-file -w 2 sum stdev
 expect_eq "a file named stdev" "$status $(cat stdev-file.out)" "0 5"
+
+# A cron job that appends to the log it reads (swag ... log >> log) would read its
+# own results back: the file is refused before anything is written, as cat(1)
+# refuses it, given as a FILE or as standard input.  Output that truncated the file
+# leaves nothing to read, and is let be.
+seq 1 20000 > own.log
+"$SWAG" -w 2 sum part1 own.log >> own.log 2> own.err
+expect_eq "FILE is the output: status, message" "$?|$(cat own.err)" \
+    "3|swag: own.log: input file is output file"
+"$SWAG" -w 2 sum < own.log >> own.log 2> own.err
+expect_eq "standard input is the output: status, message" "$?|$(cat own.err)" \
+    "3|swag: standard input: input file is output file"
+expect_eq "the output file is left as it was" "$(wc -l < own.log)" 20000
+"$SWAG" -w 2 sum own.log > own.log 2> own.err
+expect_eq "a truncated output file: status, output" "$?|$(wc -c < own.log)" "0|0"
 finish
