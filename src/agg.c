@@ -189,12 +189,62 @@ edit_distance(const char *a, size_t n, const char *b, size_t m)
 	return d[n][m];
 }
 
+/*
+ * The aggregate that name, of three letters or more, begins and no other does (dist,
+ * med, std), or NULL.
+ */
+static const char *
+unique_prefix(const char *name, size_t len)
+{
+	const char *found = NULL;
+
+	if (len < 3)
+		return NULL;
+	for (size_t i = 0; i < sizeof(agg_names) / sizeof(agg_names[0]); i++) {
+		const char *candidate = agg_names[i].name;
+		size_t j = 0;
+
+		while (j < len && candidate[j] != '\0' && lower(name[j]) == candidate[j])
+			j++;
+		if (j < len)
+			continue;
+		if (found != NULL)
+			return NULL;
+		found = candidate;
+	}
+	return found;
+}
+
+/*
+ * The percentile that name is with one byte left out (p99x, pp99, p99.9.9), or NULL;
+ * in a buffer of its own, which the next call overwrites.
+ */
+static const char *
+percentile_without_one(const char *name, size_t len)
+{
+	static char candidate[32];
+	struct agg_params params;
+
+	if (len < 3 || len > sizeof(candidate))
+		return NULL;
+	for (size_t skip = 0; skip < len; skip++) {
+		memcpy(candidate, name, skip);
+		memcpy(candidate + skip, name + skip + 1, len - skip - 1);
+		candidate[len - 1] = '\0';
+		if (lower(candidate[0]) == 'p' && agg_lookup(candidate, len - 1, &params) != NULL)
+			return candidate;
+	}
+	return NULL;
+}
+
 const char *
 agg_suggest(const char *name, size_t len)
 {
-	const char *nearest = NULL;
+	const char *nearest = unique_prefix(name, len);
 	size_t best = 3;
 
+	if (nearest != NULL)
+		return nearest;
 	for (size_t i = 0; i < sizeof(agg_names) / sizeof(agg_names[0]); i++) {
 		size_t limit = strlen(agg_names[i].name) <= 4 ? 1 : 2;
 		size_t d = edit_distance(name, len, agg_names[i].name, strlen(agg_names[i].name));
@@ -204,5 +254,5 @@ agg_suggest(const char *name, size_t len)
 			nearest = agg_names[i].name;
 		}
 	}
-	return nearest;
+	return nearest != NULL ? nearest : percentile_without_one(name, len);
 }

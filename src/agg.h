@@ -321,9 +321,11 @@ bool agg_is_name(const char *name, size_t len);
 const char *agg_name(size_t i);
 
 /*
- * The aggregate name nearest to name, when it is near enough to be a misspelling
- * (one edit for names of up to four letters, two for longer: a letter added, left
- * out, changed, or two swapped), or NULL.
+ * The aggregate name nearest to name, when it is near enough to be a misspelling, or
+ * NULL: the one aggregate whose name it begins, with three letters or more (dist);
+ * else the nearest within one edit for names of up to four letters, two for longer
+ * (a letter added, left out, changed, or two swapped); else the percentile it is with
+ * one byte left out (p99x: p99), whose text the next call may overwrite.
  */
 const char *agg_suggest(const char *name, size_t len);
 

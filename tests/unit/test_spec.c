@@ -180,6 +180,16 @@ Test(spec, suggestions)
 	cr_assert_null(agg_suggest("total", 5));
 	cr_assert_null(agg_suggest("nums.txt", 8));
 	cr_assert_null(agg_suggest("ab", 2));
+	/* The one aggregate a name of three letters or more begins. */
+	cr_assert_str_eq(agg_suggest("dist", 4), "distinct");
+	cr_assert_str_eq(agg_suggest("MED", 3), "median");
+	cr_assert_str_eq(agg_suggest("std", 3), "stddev");
+	cr_assert_str_eq(agg_suggest("fir", 3), "first");
+	/* A percentile with a byte too many. */
+	cr_assert_str_eq(agg_suggest("p99x", 4), "p99");
+	cr_assert_str_eq(agg_suggest("pp99", 4), "p99");
+	cr_assert_str_eq(agg_suggest("p99.9.9", 7), "p99.99");
+	cr_assert_null(agg_suggest("p101x", 5));
 	cr_assert(agg_is_name("p101", 4));
 	cr_assert(agg_is_name("Sum", 3));
 	cr_assert(!agg_is_name("p99x", 4));
