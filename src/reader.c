@@ -38,7 +38,7 @@ reader_create(int fd, int (*idle)(void *context), void *context,
 	r->gz = NULL;
 	r->zbuf = NULL;
 	r->zcap = 0;
-	r->raw_eof = r->member_done = false;
+	r->raw_eof = r->member_done = r->padded = false;
 	r->gz_failed = 0;
 	return r;
 }
@@ -225,8 +225,22 @@ reader_inflate(struct reader *r, char *dst, size_t cap)
 			continue;
 		}
 		if (r->member_done) {
-			if (z->avail_in == 0)
-				return 0;	/* r->raw_eof: the last member has ended */
+			/*
+			 * NUL bytes after the last member, a tape's or dd's padding, which
+			 * gzip and zcat pass over: to the end, with nothing after them.
+			 */
+			while (z->avail_in > 0 && *z->next_in == 0) {
+				z->next_in++;
+				z->avail_in--;
+				r->padded = true;
+			}
+			if (z->avail_in == 0) {
+				if (!r->raw_eof)
+					continue;
+				return 0;	/* the last member has ended */
+			}
+			if (r->padded)
+				return READER_GZIP_CORRUPT;
 			/* Concatenated members (cat a.gz b.gz): the next one's header. */
 			if (inflateReset(z) != Z_OK)
 				return READER_GZIP_CORRUPT;

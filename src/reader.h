@@ -70,6 +70,7 @@ struct reader {
 	size_t zcap;
 	bool raw_eof;		/* the compressed input has ended */
 	bool member_done;	/* a gzip member has ended: another may follow */
+	bool padded;		/* NUL bytes have followed it: nothing else may */
 	enum reader_status gz_failed;	/* an inflate error met after bytes it made,
 					   which go first: the next read's status */
 };

@@ -125,6 +125,17 @@ expect_eq "gzip corrupt after good blocks: message" "$(cat late.err)" \
 run trailing -w 10 sum trailing.gz
 expect_eq "text after a gzip member: status" "$status" 1
 expect_eq "text after a gzip member: output" "$(tr '\n' ' ' < trailing.out)" "1 3 6 "
+# NUL bytes after the last member (a tape's or dd's padding, past a pipe's block)
+# are passed over, as gzip -t and zcat pass them; anything after them is corrupt.
+{ seq 1 3 | gzip; head -c 100000 /dev/zero; } > padded.gz
+run padded -w 10 sum padded.gz
+expect_eq "zero padding after gzip: status, output" \
+    "$status $(tr '\n' ' ' < padded.out)$(cat padded.err)" "0 1 3 6 "
+{ seq 1 3 | gzip; head -c 10 /dev/zero; echo 4; } > padded-text.gz
+run padded-text -w 10 sum padded-text.gz
+expect_eq "text after zero padding: status, output, message" \
+    "$status $(tr '\n' ' ' < padded-text.out)$(cat padded-text.err)" \
+    "1 1 3 6 swag: padded-text.gz: gzip data is corrupt"
 # One byte 1f alone, and 1f 8b split across two writes of a pipe, are read right.
 printf '\037' > one-byte
 run one-byte -w 2 count one-byte
