@@ -214,12 +214,15 @@ usage_error(const char *format, ...)
 static uint64_t
 option_count(const char *option, const char *text, uint64_t min, uint64_t max)
 {
+	const char *start = text, *end = text + strlen(text);
 	uint64_t value;
 
+	/* Blanks around the number are ignored, as around a window's size. */
+	trim_blanks(&start, &end);
 	/* 0 in any number of digits (00), as the other counts take leading zeros. */
-	if (min == 0 && text[0] != '\0' && text[strspn(text, "0")] == '\0')
+	if (min == 0 && end > start && start + strspn(start, "0") >= end)
 		return 0;
-	if (parse_count(text, strlen(text), max, &value) != 0 || value < min)
+	if (parse_count(start, (size_t)(end - start), max, &value) != 0 || value < min)
 		usage_error("invalid %s '%s': not an integer from %llu to %llu", option, text,
 		    (unsigned long long)min, (unsigned long long)max);
 	return value;
@@ -232,13 +235,15 @@ option_count(const char *option, const char *text, uint64_t min, uint64_t max)
 static void
 option_step(const char *text, struct pipeline_config *config)
 {
+	const char *start = text, *end = text + strlen(text);
 	uint64_t step;
 
 	config->bucket = 0;
 	config->step = 1;
 	if (parse_duration(text, strlen(text), &config->bucket))
 		return;
-	if (parse_count(text, strlen(text), UINT64_MAX / 2, &step) != 0)
+	trim_blanks(&start, &end);
+	if (parse_count(start, (size_t)(end - start), UINT64_MAX / 2, &step) != 0)
 		usage_error("invalid step '%s': a record count from 1 to %llu, or with -t a "
 		    "duration such as 1m (under 2^63 ns, 292 years)", text,
 		    (unsigned long long)(UINT64_MAX / 2));

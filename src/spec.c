@@ -3,6 +3,7 @@
  */
 #include <string.h>
 
+#include "blank.h"
 #include "spec.h"
 #include "timestamp.h"
 
@@ -39,6 +40,11 @@ all_digits(const char *text, size_t len)
 int
 window_parse(const char *text, size_t len, struct window_size *window)
 {
+	const char *end = text + len;
+
+	/* Blanks around a count, all or a duration are ignored (swag(1), WINDOWS). */
+	trim_blanks(&text, &end);
+	len = (size_t)(end - text);
 	window->rows = 0;
 	window->nanos = 0;
 	if (len == 3 && memcmp(text, "all", 3) == 0) {

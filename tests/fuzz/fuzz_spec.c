@@ -11,7 +11,7 @@
  *     text that its first ':' and last '@' delimit, a percentile is within [0, 1];
  *   - a window is either rows, 1 to WINDOW_ROWS_MAX, a positive duration, or all
  *     (rows WINDOW_ROWS_ALL), rows exactly when the text is all digits and all exactly
- *     when it is "all";
+ *     when it is "all", blanks around it left out;
  *   - a column is a field number from 1 to SIZE_MAX / 2 when all digits, or a minus
  *     and digits (counted from the end), else a name; digits, or a minus and digits,
  *     that make no field number (0, -0, too large) are a name marked digits, and only
@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include "agg.h"
+#include "blank.h"
 #include "spec.h"
 
 static void
@@ -47,9 +48,15 @@ all_digits(const char *text, size_t len)
 }
 
 static void
-check_window(const struct window_size *w, bool digits, const char *text, size_t len)
+check_window(const struct window_size *w, const char *text, size_t len)
 {
-	bool all = len == 3 && memcmp(text, "all", 3) == 0;
+	/* Blanks around the size are left out (swag(1), -w). */
+	const char *start = text, *stop = text + len;
+	bool all, digits;
+
+	trim_blanks(&start, &stop);
+	all = stop - start == 3 && memcmp(start, "all", 3) == 0;
+	digits = all_digits(start, (size_t)(stop - start));
 
 	if ((w->rows == 0) == (w->nanos == 0))
 		fail("a window must be rows or a duration, not both or neither", text, len);
@@ -96,8 +103,7 @@ check_spec(const char *text)
 	if (spec.has_window != (at != NULL) || spec.window_offset != (size_t)(end - text))
 		fail("bad window position", text, len);
 	if (spec.has_window)
-		check_window(&spec.window, all_digits(at + 1, len - (size_t)(at - text) - 1),
-		    at + 1, len - (size_t)(at - text) - 1);
+		check_window(&spec.window, at + 1, len - (size_t)(at - text) - 1);
 }
 
 int
@@ -117,7 +123,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	check_spec(text);
 
 	if (window_parse(raw, size, &window) == 0)
-		check_window(&window, all_digits(raw, size), raw, size);
+		check_window(&window, raw, size);
 	/* A minus and digits count from the last field. */
 	from_end = size > 1 && raw[0] == '-' && all_digits(raw + 1, size - 1);
 	switch (column_parse(raw, size, &column)) {

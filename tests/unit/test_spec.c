@@ -105,7 +105,9 @@ Test(spec, errors)
 	cr_assert_eq(spec_parse("avg@5x", &spec), SPEC_BAD_WINDOW);
 	cr_assert_eq(spec_parse("avg@5m", &spec), SPEC_OK);	/* a duration: main checks -t */
 	cr_assert_eq(spec.window.nanos, INT64_C(300000000000));
-	cr_assert_eq(spec_parse("avg@ 5", &spec), SPEC_BAD_WINDOW);
+	cr_assert_eq(spec_parse("avg@ 5", &spec), SPEC_OK);	/* as avg@ 5s is */
+	cr_assert_eq(spec.window.rows, 5);
+	cr_assert_eq(spec_parse("avg@5 5", &spec), SPEC_BAD_WINDOW);
 	cr_assert_eq(spec_parse("avg:2@3@4", &spec), SPEC_OK);	/* the last @ splits: a name */
 	cr_assert_eq(spec.column.name_len, 3);
 }
@@ -263,4 +265,11 @@ Test(spec, new_names_and_all)
 	cr_assert_eq(window_parse("alll", 4, &window), -1);
 	cr_assert_eq(window_parse("ALL", 3, &window), -1);
 	cr_assert_eq(spec_parse("sum@all1", &spec), SPEC_BAD_WINDOW);
+	/* Blanks around a window's size are ignored, inside it they are not. */
+	cr_assert_eq(window_parse(" all\t", 5, &window), 0);
+	cr_assert_eq(window.rows, WINDOW_ROWS_ALL);
+	cr_assert_eq(window_parse(" 12 ", 4, &window), 0);
+	cr_assert_eq(window.rows, 12);
+	cr_assert_eq(window_parse("1 2", 3, &window), -1);
+	cr_assert_eq(window_parse("  ", 2, &window), -1);
 }
