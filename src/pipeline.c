@@ -113,8 +113,10 @@ struct bucket {
 	uint64_t serial;		/* counts the buckets, for group.bucket_serial */
 	struct group **keys;		/* the keys the bucket writes */
 	size_t key_count, key_cap;
-	int64_t idle_since;		/* the wall clock when input was last awaited */
-	int64_t idle_time;		/* and the newest timestamp then */
+	int64_t idle_since;		/* the wall clock at the first wait after */
+	int64_t idle_time;		/* the newest timestamp, this one */
+	int64_t seen_time;		/* the newest timestamp at the last wait */
+	bool anchored;			/* idle_since and idle_time hold */
 };
 
 /*
@@ -1642,17 +1644,20 @@ wall_clock(void)
  * The reader's timer with -s DURATION (swag(1), BUCKETS): while input is awaited, the
  * bucket being filled is written once the log's clock has passed its end by
  * BUCKET_GRACE_NANOS, that clock taken to run on with the wall clock from the newest
- * timestamp when the wait began: at idle_since + (end - idle_time) + the grace.  Only
- * differences of the wall clock are used, never its reading against a timestamp, so
- * that a log whose timestamps run behind or ahead of it (local time read as UTC, a
- * clock that is off, a replay of old logs) has its minutes closed at their end as a
- * log of the live hour has: a pause of a replay closes no bucket whose end is more
- * than the pause past its newest record, where the wall clock would close them all.
- * Two seconds cover tail -f's one second between looks at a file and the writer's
- * own buffering.  The time then moves on to the bucket's end, so that a record that
- * comes late for it goes backwards and counts in the next bucket, as every record
- * that goes backwards counts as the newest before.  Returns 0, or -1 (p->status set)
- * when memory is short or the output fails.
+ * timestamp: at idle_since + (end - idle_time) + the grace, idle_since being the
+ * wall clock at the first wait after that timestamp was read.  Input that brings no
+ * newer one (a line without a timestamp, one that goes backwards, a comment, half a
+ * line) leaves the clock running, and so does the timer's own move of the time to a
+ * bucket's end.  Only differences of the wall clock are used, never its reading
+ * against a timestamp, so that a log whose timestamps run behind or ahead of it
+ * (local time read as UTC, a clock that is off, a replay of old logs) has its minutes
+ * closed at their end as a log of the live hour has: a pause of a replay closes no
+ * bucket whose end is more than the pause past its newest record, where the wall
+ * clock would close them all.  Two seconds cover tail -f's one second between looks
+ * at a file and the writer's own buffering.  The time then moves on to the bucket's
+ * end, so that a record that comes late for it goes backwards and counts in the next
+ * bucket, as every record that goes backwards counts as the newest before.  Returns
+ * 0, or -1 (p->status set) when memory is short or the output fails.
  */
 static int
 bucket_timer(void *context, bool timed_out, int *timeout_ms)
@@ -1661,9 +1666,12 @@ bucket_timer(void *context, bool timed_out, int *timeout_ms)
 	struct bucket *bk = &p->bucket;
 	int64_t now = wall_clock();
 
-	if (!timed_out) {
+	if (!bk->open)
+		bk->anchored = false;	/* no bucket yet, or the last one written */
+	else if (!timed_out && (!bk->anchored || p->time != bk->seen_time)) {
 		bk->idle_since = now;
-		bk->idle_time = p->time;
+		bk->idle_time = bk->seen_time = p->time;
+		bk->anchored = true;
 	}
 	*timeout_ms = -1;
 	while (bk->open) {
@@ -1689,6 +1697,7 @@ bucket_timer(void *context, bool timed_out, int *timeout_ms)
 			return -1;
 		if (end > p->time)
 			p->time = end;
+		bk->seen_time = p->time;
 		bucket_next(p);
 		if (output_flush(p->out) != 0) {
 			p->status = PIPELINE_WRITE_ERROR;

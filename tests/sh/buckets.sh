@@ -126,6 +126,49 @@ expect_eq "idle: the late record counts in the next bucket" "$line" "1764504005	
 expect_eq "idle: the late record is reported" "$(cat "$TMP/err")" \
     "swag: 1 timestamp went backwards, taken as the newest before (first: line 3, column 1)"
 
+# Lines that bring no newer timestamp (here none that can be read) leave the log's
+# clock running from the newest: the bucket still comes out 1.5 + 2 s into the wait,
+# not 3.5 s after the last of them, and they count in it (with a warning).
+"$SWAG" -t 1 -s 2s count < "$TMP/in" > "$TMP/out" 2> "$TMP/err" &
+swag_pid=$!
+exec 3> "$TMP/in" 4< "$TMP/out"
+start=$(now)
+echo "1764504000.5 1" >&3
+for i in 1 2 3; do
+	sleep 1
+	echo "x" >&3
+done
+IFS= read -r -t 20 line <&4 || line=timeout
+waited=$(awk -v a="$start" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }')
+expect_eq "idle, lines without a timestamp: the bucket" "$line" "1764504000	4"
+checks=$((checks + 1))
+awk -v w="$waited" 'BEGIN { exit !(w >= 3.4 && w < 5.5) }' ||
+    fail "idle, lines without a timestamp: written after $waited s, expected about 3.5"
+exec 3>&- 4<&-
+wait "$swag_pid"
+expect_eq "idle, lines without a timestamp: status" "$?" 0
+
+# Nor does the timer's own move of the time to the end of the bucket it wrote: a
+# record that comes late for it counts in the next bucket, which still comes out
+# when the log's clock, run on from 0.5 s, is 2 s past its end (3.5 s into the
+# wait), not 3 s after the late record.
+"$SWAG" -t 1 -w 2s -s 1s count < "$TMP/in" > "$TMP/out" 2> /dev/null &
+swag_pid=$!
+exec 3> "$TMP/in" 4< "$TMP/out"
+start=$(now)
+echo "1764504000.5 1" >&3
+IFS= read -r -t 20 line <&4 || line=timeout
+expect_eq "idle, a late record: the bucket" "$line" "1764504000	1"
+echo "1764504000.6 2" >&3
+IFS= read -r -t 20 line <&4 || line=timeout
+waited=$(awk -v a="$start" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }')
+expect_eq "idle, a late record: the next bucket" "$line" "1764504001	2"
+checks=$((checks + 1))
+awk -v w="$waited" 'BEGIN { exit !(w >= 3.4 && w < 5.5) }' ||
+    fail "idle, a late record: the next bucket written after $waited s, expected about 3.5"
+exec 3>&- 4<&-
+wait "$swag_pid"
+
 # With a longer window the clock writes the quiet bucket after too, every key of
 # each; then nothing, the window being empty.
 "$SWAG" -t 1 -g 2 -w 2s -s 1s sum:3 < "$TMP/in" > "$TMP/out" &
