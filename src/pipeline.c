@@ -2046,15 +2046,13 @@ write_column_name(struct pipeline *p, const struct record *header, size_t number
 		struct field name = header_name(header, at - 1);
 
 		write_input_field(p, name.text, name.len);
-	} else if (from_end) {
-		char *buf = output_reserve(p->out, 21);
+	} else {
+		/* As a text: quoted where it holds the delimiter (-o -). */
+		char buf[21];
 
 		buf[0] = '-';
-		output_commit(p->out, 1 + format_uint(number, buf + 1));
-	} else {
-		char *buf = output_reserve(p->out, 20);
-
-		output_commit(p->out, format_uint(number, buf));
+		write_text(p, from_end ? buf : buf + 1,
+		    (from_end ? 1 : 0) + format_uint(number, buf + 1));
 	}
 }
 
