@@ -662,34 +662,42 @@ is_directory(int fd)
 }
 
 /*
- * True when fd is the regular file that standard output writes to, with data left to
- * read (as cat(1) tests): swag -w 10 avg log >> log would read its own results
- * back until the disk is full.  Output that truncated the file (> log) leaves
- * nothing to read, and is let be.
+ * True when fd is the regular file that standard output writes to and swag would
+ * read its own results back from it: swag -w 10 avg log >> log would do so until
+ * the disk is full.  The first input may be that file when it has nothing left to
+ * read (> log truncated it: cat(1)'s test), as nothing is written before it ends;
+ * a later one may not, whatever its size, since the results of the inputs before
+ * it go into it first.  A descriptor that is standard output's own (standard
+ * output closed, and the file opened in its place) is no such file.
  */
 static bool
-is_output(int fd)
+is_output(int fd, bool first)
 {
 	struct stat in, out;
 	off_t at;
 
-	if (fstat(fd, &in) != 0 || fstat(STDOUT_FILENO, &out) != 0 ||
-	    !S_ISREG(in.st_mode) || !S_ISREG(out.st_mode) || in.st_dev != out.st_dev ||
-	    in.st_ino != out.st_ino)
+	if (fd == STDOUT_FILENO || fstat(fd, &in) != 0 ||
+	    fstat(STDOUT_FILENO, &out) != 0 || !S_ISREG(in.st_mode) ||
+	    !S_ISREG(out.st_mode) || in.st_dev != out.st_dev || in.st_ino != out.st_ino)
 		return false;
+	if (!first)
+		return true;
 	at = lseek(fd, 0, SEEK_CUR);
 	return at >= 0 && at < in.st_size;
 }
 
-/* Refuses an input that is a directory or the output (swag(1), FILES): exit status 3. */
+/*
+ * Refuses an input that is a directory or the output (swag(1), FILES), exit status
+ * 3; first says whether it is the first input read.
+ */
 static void
-check_input(const struct pipeline_input *input)
+check_input(const struct pipeline_input *input, bool first)
 {
 	if (is_directory(input->fd)) {
 		warn_message("%s: %s", input->name, strerror(EISDIR));
 		exit(EXIT_RESOURCE);
 	}
-	if (is_output(input->fd)) {
+	if (is_output(input->fd, first)) {
 		warn_message("%s: input file is output file", input->name);
 		exit(EXIT_RESOURCE);
 	}
@@ -715,8 +723,8 @@ open_inputs(struct settings *settings)
 		mem_free(settings->inputs);
 		settings->inputs = &standard_input;
 		settings->input_count = 1;
-		/* A directory there is a read error, as any that reading it finds. */
-		if (is_output(STDIN_FILENO)) {
+		/* Not check_input: a directory there is a read error, as any read finds. */
+		if (is_output(STDIN_FILENO, true)) {
 			warn_message("standard input: input file is output file");
 			exit(EXIT_RESOURCE);
 		}
@@ -757,7 +765,7 @@ open_inputs(struct settings *settings)
 					exit(EXIT_RESOURCE);
 				}
 			}
-			check_input(input);
+			check_input(input, i == 0);
 		}
 }
 

@@ -276,7 +276,7 @@ expect_eq "a file named stdev" "$status $(cat stdev-file.out)" "0 5"
 # A cron job that appends to the log it reads (swag ... log >> log) would read its
 # own results back: the file is refused before anything is written, as cat(1)
 # refuses it, given as a FILE or as standard input.  Output that truncated the file
-# leaves nothing to read, and is let be.
+# leaves nothing to read, and is let be when it is the first input.
 seq 1 20000 > own.log
 "$SWAG" -w 2 sum part1 own.log >> own.log 2> own.err
 expect_eq "FILE is the output: status, message" "$?|$(cat own.err)" \
@@ -287,4 +287,13 @@ expect_eq "standard input is the output: status, message" "$?|$(cat own.err)" \
 expect_eq "the output file is left as it was" "$(wc -l < own.log)" 20000
 "$SWAG" -w 2 sum own.log > own.log 2> own.err
 expect_eq "a truncated output file: status, output" "$?|$(wc -c < own.log)" "0|0"
+# But not after another input, whose results would go into it before it is read.
+seq 1 20000 > own.log
+timeout 20 "$SWAG" -w 2 sum own.log later.log > later.log 2> own.err
+expect_eq "a truncated output file after another: status, message" "$?|$(cat own.err)" \
+    "3|swag: later.log: input file is output file"
+# With standard output closed, a file opened in its place is not the output.
+"$SWAG" -w 2 sum own.log >&- 2> own.err
+expect_eq "standard output closed: status, message" "$?|$(cat own.err)" \
+    "3|swag: write error: Bad file descriptor"
 finish
