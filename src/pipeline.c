@@ -113,7 +113,7 @@ struct bucket {
 	uint64_t serial;		/* counts the buckets, for group.bucket_serial */
 	struct group **keys;		/* the keys the bucket writes */
 	size_t key_count, key_cap;
-	int64_t idle_since;		/* the wall clock at the first wait after */
+	int64_t idle_since;		/* elapsed_clock at the first wait after */
 	int64_t idle_time;		/* the newest timestamp, this one */
 	int64_t seen_time;		/* the newest timestamp at the last wait */
 	bool anchored;			/* idle_since and idle_time hold */
@@ -1385,7 +1385,7 @@ stage_write(struct pipeline *p, size_t n)
 		stage_write_of(p, n, want, 1, false, false, false);
 }
 
-/* A bucket's wall-clock grace: see bucket_timer. */
+/* A bucket's grace, in the time that passes: see bucket_timer. */
 #define BUCKET_GRACE_NANOS INT64_C(2000000000)
 
 #define NANOS_PER_SECOND INT64_C(1000000000)
@@ -1630,41 +1630,46 @@ bucket_finish(struct pipeline *p)
 	return PIPELINE_OK;
 }
 
-/* The wall clock, in nanoseconds since the epoch. */
+/*
+ * The time that passes, in nanoseconds from an arbitrary start: CLOCK_MONOTONIC,
+ * which a step of the system's clock (NTP, date -s) does not move, since the bucket
+ * timer uses differences only.
+ */
 static int64_t
-wall_clock(void)
+elapsed_clock(void)
 {
 	struct timespec now;
 
-	clock_gettime(CLOCK_REALTIME, &now);
+	clock_gettime(CLOCK_MONOTONIC, &now);
 	return (int64_t)now.tv_sec * NANOS_PER_SECOND + now.tv_nsec;
 }
 
 /*
  * The reader's timer with -s DURATION (swag(1), BUCKETS): while input is awaited, the
  * bucket being filled is written once the log's clock has passed its end by
- * BUCKET_GRACE_NANOS, that clock taken to run on with the wall clock from the newest
- * timestamp: at idle_since + (end - idle_time) + the grace, idle_since being the
- * wall clock at the first wait after that timestamp was read.  Input that brings no
- * newer one (a line without a timestamp, one that goes backwards, a comment, half a
- * line) leaves the clock running, and so does the timer's own move of the time to a
- * bucket's end.  Only differences of the wall clock are used, never its reading
+ * BUCKET_GRACE_NANOS, that clock taken to run on from the newest timestamp as time
+ * passes: at idle_since + (end - idle_time) + the grace, idle_since being the
+ * elapsed_clock at the first wait after that timestamp was read.  Input that brings
+ * no newer one (a line without a timestamp, one that goes backwards, a comment, half
+ * a line) leaves the clock running, and so does the timer's own move of the time to
+ * a bucket's end.  Only the time that passes is used, never the wall clock's reading
  * against a timestamp, so that a log whose timestamps run behind or ahead of it
- * (local time read as UTC, a clock that is off, a replay of old logs) has its minutes
- * closed at their end as a log of the live hour has: a pause of a replay closes no
- * bucket whose end is more than the pause past its newest record, where the wall
- * clock would close them all.  Two seconds cover tail -f's one second between looks
- * at a file and the writer's own buffering.  The time then moves on to the bucket's
- * end, so that a record that comes late for it goes backwards and counts in the next
- * bucket, as every record that goes backwards counts as the newest before.  Returns
- * 0, or -1 (p->status set) when memory is short or the output fails.
+ * (local time read as UTC, a clock that is off, a replay of old logs) has its
+ * minutes closed at their end as a log of the live hour has: a pause of a replay
+ * closes no bucket whose end is more than the pause past its newest record, where
+ * the wall clock would close them all.  Two seconds cover tail -f's one second
+ * between looks at a file and the writer's own buffering.  The time then moves on to
+ * the bucket's end, so that a record that comes late for it goes backwards and
+ * counts in the next bucket, as every record that goes backwards counts as the
+ * newest before.  Returns 0, or -1 (p->status set) when memory is short or the
+ * output fails.
  */
 static int
 bucket_timer(void *context, bool timed_out, int *timeout_ms)
 {
 	struct pipeline *p = context;
 	struct bucket *bk = &p->bucket;
-	int64_t now = wall_clock();
+	int64_t now = elapsed_clock();
 
 	if (!bk->open)
 		bk->anchored = false;	/* no bucket yet, or the last one written */

@@ -85,8 +85,8 @@ expect_eq "pipeline: the busiest minute's count" "$(cut -f 2 "$TMP/busiest")" \
 got=$( (echo "1764504000 1"; sleep 0.3; echo "1764504030 2") | "$SWAG" -t 1 -s 1m sum:2)
 expect_eq "a short pause closes nothing" "$got" "1764504000	3"
 
-# Nor does a longer one, while the log's clock, run on from its newest record by the
-# wall clock, is short of the bucket's end: a replay of old logs that stalls for 2.5 s
+# Nor does a longer one, while the log's clock, run on from its newest record as time
+# passes, is short of the bucket's end: a replay of old logs that stalls for 2.5 s
 # keeps its minute whole, and writes no quiet minute past its last record's.
 got=$( (echo "1764504001 1"; sleep 2.5; echo "1764504002 1") |
     "$SWAG" -t 1 -w 5m -s 1m count:2 2>&1)
