@@ -208,21 +208,34 @@ usage_error(const char *format, ...)
 }
 
 /*
+ * An option's argument without the blanks around it, which a count ignores as a
+ * duration does (swag(1), -w): its start, and its length in *len.
+ */
+static const char *
+option_trimmed(const char *text, size_t *len)
+{
+	const char *end = text + strlen(text);
+
+	trim_blanks(&text, &end);
+	*len = (size_t)(end - text);
+	return text;
+}
+
+/*
  * Parses -s, -m, -p and the like: an integer from min (0 or 1) to max, or a usage error
  * that states that range.
  */
 static uint64_t
 option_count(const char *option, const char *text, uint64_t min, uint64_t max)
 {
-	const char *start = text, *end = text + strlen(text);
+	size_t len;
+	const char *digits = option_trimmed(text, &len);
 	uint64_t value;
 
-	/* Blanks around the number are ignored, as around a window's size. */
-	trim_blanks(&start, &end);
 	/* 0 in any number of digits (00), as the other counts take leading zeros. */
-	if (min == 0 && end > start && start + strspn(start, "0") >= end)
+	if (min == 0 && len > 0 && strspn(digits, "0") >= len)
 		return 0;
-	if (parse_count(start, (size_t)(end - start), max, &value) != 0 || value < min)
+	if (parse_count(digits, len, max, &value) != 0 || value < min)
 		usage_error("invalid %s '%s': not an integer from %llu to %llu", option, text,
 		    (unsigned long long)min, (unsigned long long)max);
 	return value;
@@ -235,15 +248,15 @@ option_count(const char *option, const char *text, uint64_t min, uint64_t max)
 static void
 option_step(const char *text, struct pipeline_config *config)
 {
-	const char *start = text, *end = text + strlen(text);
+	size_t len;
+	const char *digits = option_trimmed(text, &len);
 	uint64_t step;
 
 	config->bucket = 0;
 	config->step = 1;
 	if (parse_duration(text, strlen(text), &config->bucket))
 		return;
-	trim_blanks(&start, &end);
-	if (parse_count(start, (size_t)(end - start), UINT64_MAX / 2, &step) != 0)
+	if (parse_count(digits, len, UINT64_MAX / 2, &step) != 0)
 		usage_error("invalid step '%s': a record count from 1 to %llu, or with -t a "
 		    "duration such as 1m (under 2^63 ns, 292 years)", text,
 		    (unsigned long long)(UINT64_MAX / 2));
@@ -328,14 +341,15 @@ option_na_list(const char *text, size_t *count)
 		exit(EXIT_RESOURCE);
 	}
 	for (const char *s = text;; s++) {
-		const char *start = s, *end = s + strcspn(s, ",");
+		const char *start = s, *end;
 
+		s += strcspn(s, ",");
+		end = s;
 		trim_blanks(&start, &end);
 		if (end > start) {
 			fields[n].text = start;
 			fields[n++].len = (size_t)(end - start);
 		}
-		s += strcspn(s, ",");
 		if (*s == '\0')
 			break;
 	}

@@ -113,10 +113,11 @@ struct bucket {
 	uint64_t serial;		/* counts the buckets, for group.bucket_serial */
 	struct group **keys;		/* the keys the bucket writes */
 	size_t key_count, key_cap;
-	int64_t idle_since;		/* elapsed_clock at the first wait after */
-	int64_t idle_time;		/* the newest timestamp, this one */
-	int64_t seen_time;		/* the newest timestamp at the last wait */
-	bool anchored;			/* idle_since and idle_time hold */
+	int64_t idle_time;		/* the newest timestamp when the timer last
+					   saw a newer one ... */
+	int64_t idle_since;		/* ... and the elapsed_clock then */
+	int64_t seen_time;		/* the time at the timer's last look, or
+					   INT64_MIN before the first */
 };
 
 /*
@@ -1671,12 +1672,9 @@ bucket_timer(void *context, bool timed_out, int *timeout_ms)
 	struct bucket *bk = &p->bucket;
 	int64_t now = elapsed_clock();
 
-	if (!bk->open)
-		bk->anchored = false;	/* no bucket yet, or the last one written */
-	else if (!timed_out && (!bk->anchored || p->time != bk->seen_time)) {
+	if (bk->open && !timed_out && p->time != bk->seen_time) {
 		bk->idle_since = now;
 		bk->idle_time = bk->seen_time = p->time;
-		bk->anchored = true;
 	}
 	*timeout_ms = -1;
 	while (bk->open) {
@@ -2054,10 +2052,13 @@ write_column_name(struct pipeline *p, const struct record *header, size_t number
 	} else {
 		/* As a text: quoted where it holds the delimiter (-o -). */
 		char buf[21];
+		size_t len = format_uint(number, buf + 1);
 
 		buf[0] = '-';
-		write_text(p, from_end ? buf : buf + 1,
-		    (from_end ? 1 : 0) + format_uint(number, buf + 1));
+		if (from_end)
+			write_text(p, buf, len + 1);
+		else
+			write_text(p, buf + 1, len);
 	}
 }
 
@@ -2560,6 +2561,7 @@ pipeline_init(struct pipeline *p, const struct pipeline_config *config)
 		int64_t week = 7 * 86400 * NANOS_PER_SECOND;
 
 		bk->span = config->bucket;
+		bk->seen_time = INT64_MIN;	/* no timestamp is (1677-09-21T00:12:43Z) */
 		bk->span_sec = config->bucket / NANOS_PER_SECOND;
 		bk->span_nsec = (uint32_t)(config->bucket % NANOS_PER_SECOND);
 		/* Weeks start on Monday, 1970-01-05 (swag(1), BUCKETS), as date_trunc's do. */

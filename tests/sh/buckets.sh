@@ -97,123 +97,124 @@ mkfifo "$TMP/in" "$TMP/out"
 # now: the wall clock in seconds, with a fraction.
 now() { date +%s.%N; }
 
+# on_fifo ARGS...: swag ARGS in the background over the FIFOs, its messages in
+# $TMP/err; fd 3 writes its input, fd 4 reads its output.  start is taken before the
+# records go in, as swag's wait starts after it has read them.
+on_fifo() {
+	"$SWAG" "$@" < "$TMP/in" > "$TMP/out" 2> "$TMP/err" &
+	swag_pid=$!
+	exec 3> "$TMP/in" 4< "$TMP/out"
+	start=$(now)
+}
+
+# next_line: the next line of output in line ("timeout" after 20 s), and the seconds
+# since start in waited.
+next_line() {
+	IFS= read -r -t 20 line <&4 || line=timeout
+	waited=$(awk -v a="$start" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }')
+}
+
+# expect_waited NAME LOW HIGH: the line came LOW to HIGH seconds after start.
+expect_waited() {
+	checks=$((checks + 1))
+	awk -v w="$waited" -v low="$2" -v high="$3" 'BEGIN { exit !(w >= low && w < high) }' ||
+	    fail "$1: written after $waited s, expected $2 to $3"
+}
+
+# end_fifo: closes swag's input and output, and waits for it: its status in status.
+end_fifo() {
+	exec 3>&- 4<&-
+	wait "$swag_pid"
+	status=$?
+}
+
 # A FIFO that stays open and idle: the bucket is written when the log's clock, run on
 # from its newest record (2 s into the bucket of 5 s), has passed the bucket's end by
 # the grace: 3 + 2 s into the wait, though the bucket's time is long past by the wall
 # clock.  A record that then comes for it goes backwards and counts in the next
 # bucket, with a warning.
-"$SWAG" -t 1 -s 5s sum:2 count:2 < "$TMP/in" > "$TMP/out" 2> "$TMP/err" &
-swag_pid=$!
-exec 3> "$TMP/in" 4< "$TMP/out"
-# Taken before the records go in: swag's wait starts after it has read them.
-start=$(now)
+on_fifo -t 1 -s 5s sum:2 count:2
 echo "1764504000 1" >&3
 echo "1764504002 2" >&3
-IFS= read -r -t 20 line <&4 || line=timeout
-waited=$(awk -v a="$start" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }')
+next_line
 expect_eq "idle: the bucket written by the clock" "$line" "1764504000	3	2"
-checks=$((checks + 1))
-awk -v w="$waited" 'BEGIN { exit !(w >= 4.9 && w < 15) }' ||
-    fail "idle: written after $waited s, expected about 5"
+expect_waited "idle" 4.9 15
 echo "1764504004 4" >&3		# late for the bucket written
 echo "1764504007 8" >&3
 exec 3>&-
-IFS= read -r -t 10 line <&4 || line=timeout
-exec 4<&-
-wait "$swag_pid"
-expect_eq "idle: status" "$?" 0
+next_line
+end_fifo
+expect_eq "idle: status" "$status" 0
 expect_eq "idle: the late record counts in the next bucket" "$line" "1764504005	12	2"
 expect_eq "idle: the late record is reported" "$(cat "$TMP/err")" \
     "swag: 1 timestamp went backwards, taken as the newest before (first: line 3, column 1)"
 
 # Lines that bring no newer timestamp (here none that can be read) leave the log's
 # clock running from the newest: the bucket still comes out 1.5 + 2 s into the wait,
-# not 3.5 s after the last of them, and they count in it (with a warning).
-"$SWAG" -t 1 -s 2s count < "$TMP/in" > "$TMP/out" 2> "$TMP/err" &
-swag_pid=$!
-exec 3> "$TMP/in" 4< "$TMP/out"
-start=$(now)
+# not 3.5 s after the last of them (6.5 s), and they count in it (with a warning).
+on_fifo -t 1 -s 2s count
 echo "1764504000.5 1" >&3
 for i in 1 2 3; do
 	sleep 1
 	echo "x" >&3
 done
-IFS= read -r -t 20 line <&4 || line=timeout
-waited=$(awk -v a="$start" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }')
+next_line
 expect_eq "idle, lines without a timestamp: the bucket" "$line" "1764504000	4"
-checks=$((checks + 1))
-awk -v w="$waited" 'BEGIN { exit !(w >= 3.4 && w < 5.5) }' ||
-    fail "idle, lines without a timestamp: written after $waited s, expected about 3.5"
-exec 3>&- 4<&-
-wait "$swag_pid"
-expect_eq "idle, lines without a timestamp: status" "$?" 0
+expect_waited "idle, lines without a timestamp" 3.4 5.5
+end_fifo
+expect_eq "idle, lines without a timestamp: status" "$status" 0
 
 # Nor does the timer's own move of the time to the end of the bucket it wrote: a
-# record that comes late for it counts in the next bucket, which still comes out
-# when the log's clock, run on from 0.5 s, is 2 s past its end (3.5 s into the
-# wait), not 3 s after the late record.
-"$SWAG" -t 1 -w 2s -s 1s count < "$TMP/in" > "$TMP/out" 2> /dev/null &
-swag_pid=$!
-exec 3> "$TMP/in" 4< "$TMP/out"
-start=$(now)
+# record that comes late for it (3.5 s into the wait) counts in the next bucket,
+# which still comes out when the log's clock, run on from 0.5 s, is 2 s past its
+# end, 5.5 s into the wait, not 2 + 2 s after the late record (7.5 s).
+on_fifo -t 1 -s 2s count
 echo "1764504000.5 1" >&3
-IFS= read -r -t 20 line <&4 || line=timeout
+next_line
 expect_eq "idle, a late record: the bucket" "$line" "1764504000	1"
 echo "1764504000.6 2" >&3
-IFS= read -r -t 20 line <&4 || line=timeout
-waited=$(awk -v a="$start" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }')
-expect_eq "idle, a late record: the next bucket" "$line" "1764504001	2"
-checks=$((checks + 1))
-awk -v w="$waited" 'BEGIN { exit !(w >= 3.4 && w < 5.5) }' ||
-    fail "idle, a late record: the next bucket written after $waited s, expected about 3.5"
-exec 3>&- 4<&-
-wait "$swag_pid"
+next_line
+expect_eq "idle, a late record: the next bucket" "$line" "1764504002	1"
+expect_waited "idle, a late record: the next bucket" 5.4 7
+end_fifo
+expect_eq "idle, a late record: status" "$status" 0
 
 # With a longer window the clock writes the quiet bucket after too, every key of
 # each; then nothing, the window being empty.
-"$SWAG" -t 1 -g 2 -w 2s -s 1s sum:3 < "$TMP/in" > "$TMP/out" &
-swag_pid=$!
-exec 3> "$TMP/in" 4< "$TMP/out"
+on_fifo -t 1 -g 2 -w 2s -s 1s sum:3
 printf '1764504000.1 a 1\n1764504000.6 b 2\n' >&3
 got=
 for i in 1 2 3 4; do
-	IFS= read -r -t 10 line <&4 || line=timeout
+	next_line
 	got="$got${got:+ }$line"
 done
 expect_eq "idle, -w 2s: the bucket and the quiet one" "$got" \
     "1764504000	a	1 1764504000	b	2 1764504001	a	1 1764504001	b	2"
 exec 3>&-
 IFS= read -r -t 10 line <&4 || line=end
-exec 4<&-
-wait "$swag_pid"
-expect_eq "idle, -w 2s: status" "$?" 0
+end_fifo
+expect_eq "idle, -w 2s: status" "$status" 0
 expect_eq "idle, -w 2s: nothing more at the end" "$line" "end"
 
 # Live timestamps, as tail -f of a log being written gives them, one-second buckets:
 # the current second's bucket comes out about two seconds after it ends.
-"$SWAG" -t 1 -s 1s count < "$TMP/in" > "$TMP/out" &
-swag_pid=$!
-exec 3> "$TMP/in" 4< "$TMP/out"
+on_fifo -t 1 -s 1s count
 stamp=$(now)
 echo "$stamp" >&3
-IFS= read -r -t 10 line <&4 || line=timeout
+next_line
 expect_eq "live: the second's bucket" "$line" "${stamp%.*}	1"
-exec 3>&- 4<&-
-wait "$swag_pid"
-expect_eq "live: status" "$?" 0
+end_fifo
+expect_eq "live: status" "$status" 0
 
 # Timestamps an hour ahead of the wall clock (a local time east of UTC, read as UTC):
 # their second's bucket comes out two seconds after its end by the log's clock too,
-# not an hour later.
-"$SWAG" -t 1 -s 1s count < "$TMP/in" > "$TMP/out" &
-swag_pid=$!
-exec 3> "$TMP/in" 4< "$TMP/out"
+# not an hour later (next_line gives up after 20 s).
+on_fifo -t 1 -s 1s count
 stamp=$(awk -v t="$(now)" 'BEGIN { printf "%.3f", t + 3600 }')
 echo "$stamp" >&3
-IFS= read -r -t 10 line <&4 || line=timeout
+next_line
 expect_eq "ahead of the clock: the second's bucket" "$line" "${stamp%.*}	1"
-exec 3>&- 4<&-
-wait "$swag_pid"
-expect_eq "ahead of the clock: status" "$?" 0
+end_fifo
+expect_eq "ahead of the clock: status" "$status" 0
 
 finish

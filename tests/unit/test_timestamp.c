@@ -1565,8 +1565,8 @@ Test(syslog, a_replay_from_december_to_january)
 /*
  * One line of an earlier month among later ones (a stray message, a host whose clock
  * is off) goes backwards and moves nothing: the lines after it are read against the
- * newest date, not against it.  Read against the stray line, September after February
- * was of the year before, and January after June of the same year.
+ * newest date, not against it (against the stray line, September after February
+ * would be of the year before, and January after June of the same year).
  */
 Test(syslog, a_stray_line_moves_nothing)
 {
