@@ -926,11 +926,16 @@ timestamp_is_time_shaped(const char *text, size_t len)
 	const char *p = text, *end = text + len;
 
 	trim_blanks(&p, &end);
-	/* d+:d+ (:d+)? */
+	/* h:mm or hh:mm and anything after it (09:15:02:123, 12:00:01PM): a time. */
+	if (end - p >= 4 && is_digit(p[0]) && (p[1] == ':' ? is_digit(p[2]) && is_digit(p[3]) :
+	    end - p >= 5 && is_digit(p[1]) && p[2] == ':' && is_digit(p[3]) && is_digit(p[4])))
+		return true;
+	/* Or d+ (:d+)+ */
 	if (!skip_digits(&p, end) || !scan_char(&p, end, ':') || !skip_digits(&p, end))
 		return false;
-	if (scan_char(&p, end, ':') && !skip_digits(&p, end))
-		return false;
+	while (scan_char(&p, end, ':'))
+		if (!skip_digits(&p, end))
+			return false;
 	/* ([.,] d*)? */
 	if (p < end && (*p == '.' || *p == ',')) {
 		p++;

@@ -121,15 +121,19 @@ bool timestamp_is_first_half(const char *text, size_t len);
 
 /*
  * Returns true when text[0..len) (blanks around it ignored) is shaped like the time of a
- * date-and-time pair, whether or not its numbers are in range: digits and colons, as
- * h:m or h:m:s with any number of digits each, then optionally "." or "," and digits, then
- * optionally a zone shaped as Z, z, or "+" or "-", digits, and optionally ":" and digits:
+ * date-and-time pair, whether or not its numbers are in range: either it begins as a
+ * time does, h:mm or hh:mm, whatever follows; or it is digits and colons, as h:m, h:m:s
+ * or more groups with any number of digits each, then optionally "." or "," and digits,
+ * then optionally a zone shaped as Z, z, or "+" or "-", digits, and optionally ":" and
+ * digits:
  *
  *   shaped      02:28   02:28:56   02:28:56.250Z   03:28:56+01:00   25:00:00   2:28   12:60
- *   not shaped  10   10.5   -3   GET   02   02:   :28   T02:28:56   02:28:56x   1:2:3:4
+ *               1:2:3:4   09:15:02:123   12:00:01PM   02:28:56x
+ *   not shaped  10   10.5   -3   GET   02   02:   :28   T02:28:56   2001:db8::1   00:1a:2b
  *
  * Every time that parse_timestamp_pair reads is shaped; what else is shaped is a time
- * written wrong, which must not pass silently for a date's midnight.
+ * written wrong (log4j's HH:mm:ss:SSS, a 12-hour clock's PM), which must not pass
+ * silently for a date's midnight.
  */
 bool timestamp_is_time_shaped(const char *text, size_t len);
 
