@@ -317,7 +317,7 @@ scan_iso_date(const char **cursor, const char *end, int64_t *days)
 /*
  * hh:mm:ss ([.,] digits)?, or hh:mm alone when seconds_optional is set (ISO, not CLF),
  * into seconds since midnight (86400 for 23:59:60) and the fraction's nanoseconds,
- * truncated.
+ * truncated (none for a leap second).
  */
 static bool
 scan_clock(const char **cursor, const char *end, bool seconds_optional,
@@ -355,7 +355,11 @@ scan_clock(const char **cursor, const char *end, bool seconds_optional,
 	}
 	*cursor = p;
 	*seconds_of_day = hour * 3600 + minute * 60 + second;
-	*fraction_nanos = fraction;
+	/*
+	 * A leap second, whatever its fraction, is the next minute's first instant, so that
+	 * 23:59:60.5 is not after the 00:00:00.1 that follows it in an ordered log.
+	 */
+	*fraction_nanos = second == 60 ? 0 : fraction;
 	return true;
 }
 

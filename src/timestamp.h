@@ -73,8 +73,9 @@ extern const uint64_t nanos_per_epoch_unit[EPOCH_NANOSECONDS + 1];
  *     (floor), in every form.  For an ISO fraction that is plain truncation; for a
  *     negative epoch it rounds away from zero ("-0.0000000001" is -1 ns), so that an
  *     instant written as an epoch and as a date gives the same nanosecond.
- *   - A leap second, hh:mm:60, is accepted and counts as the next minute's second 0, as
- *     POSIX time (which has no leap seconds) would count it.
+ *   - A leap second, hh:mm:60, is accepted and counts as the next minute's first
+ *     instant, its fraction dropped, as POSIX time (which has no leap seconds) would count
+ *     it: 23:59:60.5 is then not after the 00:00:00.1 that follows it.
  *   - "," may stand for "." before a fraction, as ISO 8601 allows and Python's logging
  *     and log4j write ("2026-11-30 02:28:56,123"); "+hh" is a zone, as PostgreSQL writes.
  *   - Seconds may be left out in the ISO form, "2026-11-30T02:28" being 02:28:00, but a

@@ -493,7 +493,10 @@ Test(iso, fractional_seconds)
 Test(iso, leap_second_is_the_next_minute)
 {
 	expect_same_instant("2026-12-31T23:59:60Z", "2027-01-01T00:00:00Z");
-	expect_same_instant("2026-12-31T23:59:60.5Z", "2027-01-01T00:00:00.5Z");
+	/* Its fraction is dropped, so that it stays before 00:00:00.1 (swag(1), TIMESTAMPS). */
+	expect_same_instant("2026-12-31T23:59:60.5Z", "2027-01-01T00:00:00Z");
+	expect_same_instant("2026-12-31 23:59:60,999 +0000", "2027-01-01T00:00:00Z");
+	expect_same_instant("[31/Dec/2026:23:59:60.75 +0000]", "2027-01-01T00:00:00Z");
 	expect_same_instant("2016-12-31T18:59:60-05:00", "2017-01-01T00:00:00Z");
 	expect_same_instant("2026-11-30T12:00:60", "2026-11-30T12:01:00");
 	expect_refused("2026-12-31T23:59:61Z");
@@ -696,6 +699,8 @@ Test(pairs, values)
 	expect_pair_refused("2026-11-30", "12:00:61");
 	expect_pair_refused("2026-11-30", "09:15:02:123");
 	expect_pair_refused("2026-11-30", "12:00:01PM");
+	/* A leap second's fraction is dropped: it is the next minute's first instant. */
+	expect_pair("2026-11-30", "02:27:60.5", EXAMPLE_NS - 56 * NS);
 	expect_pair_refused("[30/Nov/2026:02:28", "+0000]");
 	expect_pair_refused("2026-11-30", "T02:28:56");
 	expect_pair_refused("2026-11-30", "02:28:56Zx");
