@@ -657,7 +657,8 @@ is_letter(char c)
 /*
  * Ddd, dd Mon yyyy hh:mm:ss GMT, RFC 7231's IMF-fixdate, as HTTP headers and some CSV
  * exports write it.  The day's name must be one (in any case), and is not checked
- * against the date; GMT may also be written UTC, or as a zone +hhmm (RFC 5322).
+ * against the date; GMT may also be written UTC, or as a zone +hhmm, and the day of
+ * the month with one digit, as RFC 5322 allows.
  */
 static bool
 parse_http_date(const char *p, const char *end, int64_t *nanos)
@@ -669,7 +670,7 @@ parse_http_date(const char *p, const char *end, int64_t *nanos)
 	uint64_t fraction;
 	size_t i;
 
-	if (end - p < 29 || p[3] != ',' || p[4] != ' ')
+	if (end - p < 28 || p[3] != ',' || p[4] != ' ')
 		return false;
 	for (i = 0; i < 7; i++)
 		if ((p[0] | 0x20) == day_names[i][0] && (p[1] | 0x20) == day_names[i][1] &&
@@ -678,7 +679,10 @@ parse_http_date(const char *p, const char *end, int64_t *nanos)
 	if (i == 7)
 		return false;
 	p += 5;
-	if (!scan_fixed_digits(&p, end, 2, &day) || !scan_char(&p, end, ' ') || end - p < 3)
+	/* RFC 5322's day may have one digit, as mail's Date headers write it. */
+	if (!scan_fixed_digits(&p, end, 2, &day) && !scan_fixed_digits(&p, end, 1, &day))
+		return false;
+	if (!scan_char(&p, end, ' ') || end - p < 3)
 		return false;
 	month = month_from_abbreviation(p);
 	p += 3;

@@ -1352,12 +1352,17 @@ Test(http_date, rfc_7231)
 	/* RFC 5322's numeric zone, as date -R writes it. */
 	expect_timestamp("Mon, 30 Nov 2026 03:28:56 +0100", EXAMPLE_NS);
 	expect_timestamp("Sun, 29 Nov 2026 21:28:56 -0500", EXAMPLE_NS);
+	/* And its day of one digit, as mail's Date headers write it. */
+	expect_same_instant("Thu, 3 Dec 2026 12:00:01 +0000", "Thu, 03 Dec 2026 12:00:01 GMT");
+	expect_same_instant("Fri, 1 Jan 2027 00:00:00 GMT", "2027-01-01T00:00:00Z");
 	const char *refused[] = {
 		"Mon, 30 Nov 2026 02:28:56", "Mon, 30 Nov 2026 02:28:56 CET",
 		"Mon, 30 Nov 2026 02:28:56 +00:00", "Mon, 30 Nov 2026 02:28:56 Z",
 		"Mon, 30 Nov 2026 02:28:56 +2400", "Mon, 30 Nov 2026 02:28:56 +0000 UTC",
 		"Mon 30 Nov 2026 02:28:56 GMT",
-		"Mon,  30 Nov 2026 02:28:56 GMT", "Mon, 3 Nov 2026 02:28:56 GMT",
+		"Mon,  30 Nov 2026 02:28:56 GMT", "Mon,  3 Nov 2026 02:28:56 GMT",
+		"Mon, 0 Nov 2026 02:28:56 GMT", "Mon, 123 Nov 2026 02:28:56 GMT",
+		"Mon, 3Nov 2026 02:28:56 GMT",
 		"Xyz, 30 Nov 2026 02:28:56 GMT", "Mon, 31 Nov 2026 02:28:56 GMT",
 		"Mon, 30 Nov 2026 02:28 GMT", "Mon, 30 Nov 2026 24:00:00 GMT",
 		"Mon, 29 Feb 2026 02:28:56 GMT", "Mon, 30 Nov 2026 02:28:56 GMTX",
