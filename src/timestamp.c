@@ -735,9 +735,13 @@ read_syslog(const char *month_text, size_t month_len, const char *day_text,
 		return false;
 	y = year->year;
 	if (y == 0) {
-		/* The clock's year, or the one before when the date would be a day ahead. */
-		y = year_of(year->now);
-		if (days_from_civil(y, month, day) * SECONDS_PER_DAY + seconds_of_day >
+		/*
+		 * The latest year in which the date is at most a day ahead of the clock: the
+		 * next year's Jan 1 00:30 read at Dec 31 23:30 (UTC, a log in local time east
+		 * of it), else the clock's year, or the one before.
+		 */
+		y = year_of(year->now) + 1;
+		while (days_from_civil(y, month, day) * SECONDS_PER_DAY + seconds_of_day >
 		    year->now + SECONDS_PER_DAY)
 			y--;
 	} else if (year->month - month > 6) {

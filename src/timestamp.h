@@ -179,13 +179,14 @@ bool parse_timestamp_fields(const char *a, size_t alen, const char *b, size_t bl
 
 /*
  * The year of syslog dates, which have none, carried from one date of a run to the next.
- * year is --year's, or 0 until the first date sets it from now: the year of now (UTC), or
- * the one before when the date would then be more than a day ahead of now.  After that,
- * a date whose month is more than six months before the newest date's (December, then
- * January) moves the year on by one, and one more than six months after it (December
- * after January) is a late line of the year before.  Only a date not older than the
- * newest moves year and month on: a stray line that goes backwards (February after
- * July) leaves them to the newest, whose month is month, 0 before the first.
+ * year is --year's, or 0 until the first date sets it from now: the latest year in which
+ * the date is at most a day ahead of now (UTC), the next one, this one or the last.
+ * After that, a date whose month is more than six months before the newest date's
+ * (December, then January) moves the year on by one, and one more than six months
+ * after it (December after January) is a late line of the year before.  Only a date
+ * not older than the newest moves year and month on: a stray line that goes backwards
+ * (February after July) leaves them to the newest, whose month is month, 0 before the
+ * first.
  */
 struct syslog_year {
 	int year;

@@ -1531,6 +1531,19 @@ Test(syslog, the_year_from_the_clock)
 	cr_assert_eq(syslog_at(&year, "Dec 31 23:59:59"), utc(2026, 12, 31, 23, 59, 59));
 	cr_assert_eq(year.year, 2026);
 	cr_assert_eq(syslog_at(&year, "Jan 1 00:00:01"), utc(2027, 1, 1, 0, 0, 1));
+	/*
+	 * On New Year's Eve (UTC), a log in local time east of UTC is already in January:
+	 * the next year's, up to a day ahead.
+	 */
+	year = (struct syslog_year){ .now = utc(2026, 12, 31, 23, 30, 0) };
+	cr_assert_eq(syslog_at(&year, "Jan 1 00:30:00"), utc(2027, 1, 1, 0, 30, 0));
+	cr_assert_eq(year.year, 2027);
+	year = (struct syslog_year){ .now = utc(2026, 12, 31, 15, 0, 0) };
+	cr_assert_eq(syslog_at(&year, "Jan 1 09:00:00"), utc(2027, 1, 1, 9, 0, 0));
+	year = (struct syslog_year){ .now = utc(2026, 12, 30, 23, 0, 0) };
+	cr_assert_eq(syslog_at(&year, "Jan 1 00:00:01"), utc(2026, 1, 1, 0, 0, 1));
+	year = (struct syslog_year){ .now = utc(2027, 2, 27, 12, 0, 0) };
+	cr_assert_eq(syslog_at(&year, "Feb 28 11:00:00"), utc(2027, 2, 28, 11, 0, 0));
 	/* The first date sets the year; later ones do not look at the clock. */
 	year = (struct syslog_year){ .now = utc(2026, 6, 1, 0, 0, 0) };
 	cr_assert_eq(syslog_at(&year, "Jan 1 00:00:00"), utc(2026, 1, 1, 0, 0, 0));
