@@ -145,10 +145,14 @@ $(BUILD)/swag-twostack: tests/bench/agg_twostack.c src/agg.c \
 
 install: $(BIN)
 	mkdir -p $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1
-	cp $(BIN) $(DESTDIR)$(BINDIR)/swag
-	chmod 755 $(DESTDIR)$(BINDIR)/swag
-	cp man/swag.1 $(DESTDIR)$(MANDIR)/man1/swag.1
-	chmod 644 $(DESTDIR)$(MANDIR)/man1/swag.1
+	@# A copy renamed into place: a swag still running (tail -f | swag) keeps the old
+	@# file, which cp over it would refuse ("Text file busy").
+	cp $(BIN) $(DESTDIR)$(BINDIR)/.swag.new
+	chmod 755 $(DESTDIR)$(BINDIR)/.swag.new
+	mv -f $(DESTDIR)$(BINDIR)/.swag.new $(DESTDIR)$(BINDIR)/swag
+	cp man/swag.1 $(DESTDIR)$(MANDIR)/man1/.swag.1.new
+	chmod 644 $(DESTDIR)$(MANDIR)/man1/.swag.1.new
+	mv -f $(DESTDIR)$(MANDIR)/man1/.swag.1.new $(DESTDIR)$(MANDIR)/man1/swag.1
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/swag $(DESTDIR)$(MANDIR)/man1/swag.1

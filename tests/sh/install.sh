@@ -18,6 +18,20 @@ for product in '1)×q,' 'lo)×(x' '3×2^P'; do
 	checks=$((checks + 1))
 	grep -qF -- "$product" "$TMP/man.txt" || fail "man page: no '$product' in the rendered text"
 done
+# A second install while the installed swag runs (tail -f | swag) replaces it; cp over
+# a running executable fails with "Text file busy".
+mkfifo "$TMP/in" "$TMP/out"
+"$TMP/root/opt/swag/bin/swag" -w 2 sum < "$TMP/in" > "$TMP/out" &
+running=$!
+exec 3> "$TMP/in" 4< "$TMP/out"
+echo 1 >&3
+read -r -t 10 first <&4	# its first result: it runs
+make -s install DESTDIR="$TMP/root" PREFIX=/opt/swag > "$TMP/log" 2>&1
+expect_eq "make install over a running swag" "$?:$first:$(cat "$TMP/log")" "0:1:"
+exec 3>&- 4<&-
+wait "$running"
+checks=$((checks + 1))
+[ -z "$(find "$TMP/root" -name '.swag*')" ] || fail "make install left its temporary files"
 make -s uninstall DESTDIR="$TMP/root" PREFIX=/opt/swag > "$TMP/log" 2>&1
 checks=$((checks + 1))
 [ ! -e "$TMP/root/opt/swag/bin/swag" ] && [ ! -e "$TMP/root/opt/swag/share/man/man1/swag.1" ] ||
