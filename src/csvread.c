@@ -49,7 +49,8 @@ struct csvread {
 	uint64_t event_line;
 	bool event_was_line_end;
 	enum line_mode line_mode;
-	char *pending;			/* the blanks that begin an undecided line */
+	char *pending;			/* the blanks that begin an undecided line, or with
+					   no_quotes a line before its LF */
 	size_t pending_len, pending_cap;
 	bool stopped;			/* on_record asked to stop */
 	bool no_memory;
@@ -251,33 +252,16 @@ parse_piece(struct csvread *r, const char *bytes, size_t len)
 }
 
 /*
- * Splits the line that begins at bytes, before bytes + len, and begins a record, on
- * the delimiter (split.h's split_delimited), when libcsv is not needed for it: it
- * holds no quote and no CR but one before the LF.  Gives the record, if any, to the
- * callback, with the fields libcsv would give, and stores the line's length with its
- * LF in *piece.  Returns CSVREAD_OK, CSVREAD_STOPPED or CSVREAD_NO_MEMORY, or -1 when
- * the line must go to libcsv.
+ * Gives the line [bytes, lf), its n fields split into r->fields, to the callback, if it
+ * is a record: not a comment (with -C) nor a line of blanks.  in_input: the fields point
+ * into the bytes fed.  Returns CSVREAD_OK, or CSVREAD_STOPPED.
  */
-static int
-split_record(struct csvread *r, const char *bytes, size_t len, size_t *piece)
+static inline __attribute__((always_inline)) int
+hand_line(struct csvread *r, const char *bytes, const char *lf, size_t n, bool in_input)
 {
-	const char *lf, *end, *s;
-	size_t keep = r->split_keep, n;
+	const char *end, *s;
 	struct record record;
 
-	/*
-	 * A line that opens with a quote goes to libcsv at once (every field quoted, as
-	 * many programs write CSV): 50 instructions a record less than the search.
-	 */
-	if (bytes[0] == '"')
-		return -1;
-	while ((lf = split_delimited(bytes, bytes + len, r->options.delimiter, r->fields,
-	    r->field_cap, keep, &n)) != NULL && n > r->field_cap)
-		if (mem_grow(&r->fields, &r->field_cap, n, sizeof(*r->fields), 16) != 0)
-			return CSVREAD_NO_MEMORY;
-	if (lf == NULL)
-		return -1;
-	*piece = (size_t)(lf - bytes) + 1;
 	r->record_line = r->line;
 	r->event_line = r->line;
 	r->event_was_line_end = true;
@@ -305,11 +289,93 @@ split_record(struct csvread *r, const char *bytes, size_t len, size_t *piece)
 	record.line = r->line;
 	record.raw = NULL;
 	record.raw_len = 0;
-	record.in_input = true;
+	record.in_input = in_input;
 	record.trimmed = true;
 	if (r->options.on_record(r->options.context, &record) != 0) {
 		r->stopped = true;
 		return CSVREAD_STOPPED;
+	}
+	return CSVREAD_OK;
+}
+
+/*
+ * Splits the line that begins at bytes, before bytes + len, and begins a record, on
+ * the delimiter (split.h's split_delimited), when libcsv is not needed for it: it
+ * holds no quote and no CR but one before the LF.  Gives the record, if any, to the
+ * callback, with the fields libcsv would give, and stores the line's length with its
+ * LF in *piece.  Returns CSVREAD_OK, CSVREAD_STOPPED or CSVREAD_NO_MEMORY, or -1 when
+ * the line must go to libcsv.
+ */
+
+static int
+split_record(struct csvread *r, const char *bytes, size_t len, size_t *piece)
+{
+	const char *lf;
+	size_t n;
+
+	/*
+	 * A line that opens with a quote goes to libcsv at once (every field quoted, as
+	 * many programs write CSV): 50 instructions a record less than the search.
+	 */
+	if (bytes[0] == '"')
+		return -1;
+	while ((lf = split_delimited(bytes, bytes + len, r->options.delimiter, r->fields,
+	    r->field_cap, r->split_keep, &n)) != NULL && n > r->field_cap)
+		if (mem_grow(&r->fields, &r->field_cap, n, sizeof(*r->fields), 16) != 0)
+			return CSVREAD_NO_MEMORY;
+	if (lf == NULL)
+		return -1;
+	*piece = (size_t)(lf - bytes) + 1;
+	return hand_line(r, bytes, lf, n, true);
+}
+
+/*
+ * The line [bytes, lf] without quoting (--no-quotes), split at every delimiter; in_input
+ * as hand_line's.
+ */
+static int
+unquoted_line(struct csvread *r, const char *bytes, const char *lf, bool in_input)
+{
+	size_t n = 0;
+
+	/* (It finds the LF at lf, which it needs, and so always stores n.) */
+	while (split_delimited_unquoted(bytes, lf + 1, r->options.delimiter, r->fields,
+	    r->field_cap, r->split_keep, &n), n > r->field_cap)
+		if (mem_grow(&r->fields, &r->field_cap, n, sizeof(*r->fields), 16) != 0)
+			return CSVREAD_NO_MEMORY;
+	return hand_line(r, bytes, lf, n, in_input);
+}
+
+/*
+ * csvread_feed without quoting: each whole line is split directly; the start of a line
+ * whose LF has not come yet waits in pending (a line is a record only at its LF).
+ */
+static enum csvread_status
+feed_unquoted(struct csvread *r, const char *bytes, size_t len)
+{
+	while (len > 0) {
+		const char *lf = memchr(bytes, '\n', len);
+		size_t piece = lf != NULL ? (size_t)(lf - bytes) + 1 : len;
+		int status;
+
+		if (lf == NULL || r->pending_len > 0) {
+			if (mem_grow(&r->pending, &r->pending_cap, r->pending_len + piece, 1,
+			    16) != 0)
+				return CSVREAD_NO_MEMORY;
+			memcpy(r->pending + r->pending_len, bytes, piece);
+			r->pending_len += piece;
+		}
+		if (lf != NULL) {
+			status = r->pending_len > 0 ? unquoted_line(r, r->pending,
+			    r->pending + r->pending_len - 1, false) :
+			    unquoted_line(r, bytes, lf, true);
+			r->pending_len = 0;
+			if (status != CSVREAD_OK)
+				return (enum csvread_status)status;
+			r->line++;
+		}
+		bytes += piece;
+		len -= piece;
 	}
 	return CSVREAD_OK;
 }
@@ -319,6 +385,8 @@ csvread_feed(struct csvread *r, const char *bytes, size_t len)
 {
 	enum csvread_status status;
 
+	if (r->options.no_quotes)
+		return feed_unquoted(r, bytes, len);
 	while (len > 0) {
 		const char *newline;
 		size_t piece;
@@ -399,6 +467,19 @@ csvread_finish(struct csvread *r)
 {
 	enum csvread_status status;
 
+	if (r->options.no_quotes) {
+		int last = CSVREAD_OK;
+
+		/* The last line without its LF, given one. */
+		if (r->pending_len > 0) {
+			if (mem_grow(&r->pending, &r->pending_cap, r->pending_len + 1, 1, 16) != 0)
+				return CSVREAD_NO_MEMORY;
+			r->pending[r->pending_len] = '\n';
+			last = unquoted_line(r, r->pending, r->pending + r->pending_len, false);
+			r->pending_len = 0;
+		}
+		return (enum csvread_status)last;
+	}
 	if (r->line_mode == LINE_UNDECIDED && !r->at_line_start && r->pending_len > 0) {
 		if ((status = parse_piece(r, r->pending, r->pending_len)) != CSVREAD_OK)
 			return status;

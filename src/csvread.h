@@ -50,6 +50,13 @@ struct csvread_options {
 	 * (fields that nothing reads, below one that something does).
 	 */
 	uint64_t skip_fields;
+	/*
+	 * --no-quotes: a quote is an ordinary byte, and every line (but a comment or a
+	 * line of blanks) is a record split at every delimiter, with the blanks around
+	 * its fields trimmed and a CR before its LF dropped, as split_delimited splits
+	 * lines; libcsv is not used.
+	 */
+	bool no_quotes;
 	/* Every record through libcsv, none split directly: for the tests that compare. */
 	bool libcsv_only;
 	/*

@@ -44,6 +44,7 @@ enum {
 	OPTION_EPOCH_UNIT = 256,
 	OPTION_HLL_BITS,
 	OPTION_NA,
+	OPTION_NO_QUOTES,
 	OPTION_NULL,
 	OPTION_STRICT,
 	OPTION_YEAR
@@ -81,6 +82,7 @@ static const struct option long_options[] = {
 	{ "help", no_argument, NULL, 'h' },
 	{ "min-count", required_argument, NULL, 'm' },
 	{ "na", required_argument, NULL, OPTION_NA },
+	{ "no-quotes", no_argument, NULL, OPTION_NO_QUOTES },
 	{ "null", required_argument, NULL, OPTION_NULL },
 	{ "output-delimiter", required_argument, NULL, 'o' },
 	{ "precision", required_argument, NULL, 'p' },
@@ -138,6 +140,9 @@ help(void)
 "  -c, --csv                    input is CSV (same as -d ,)\n"
 "  -d, --delimiter=C            input is delimited by C, with CSV quoting;\n"
 "                               \\t or tab for TAB (default: runs of blanks)\n"
+"      --no-quotes              a quote is an ordinary character: split every\n"
+"                               line at every delimiter (TSV as databases and\n"
+"                               jq @tsv write it); no output field is quoted\n"
 "  -H, --header                 the first record names the columns; the output\n"
 "                               starts with a header naming each result\n"
 "  -a, --append                 write the input record, then the results\n"
@@ -466,6 +471,9 @@ parse_options(int argc, char *argv[], struct settings *settings)
 		case OPTION_NULL:
 			config->null_text = optarg;
 			settings->have_null = true;
+			break;
+		case OPTION_NO_QUOTES:
+			config->no_quotes = true;
 			break;
 		case OPTION_STRICT:
 			config->strict = true;

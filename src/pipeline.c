@@ -2532,19 +2532,22 @@ pipeline_init(struct pipeline *p, const struct pipeline_config *config)
 	p->config = config;
 	/*
 	 * Delimited output is read back as CSV, whatever the input: a key or a text
-	 * result holding the delimiter is quoted after blank-separated input too.
+	 * result holding the delimiter is quoted after blank-separated input too.  With
+	 * --no-quotes it is read back without quoting, and nothing is quoted.
 	 */
-	p->quote_output = config->input_delimiter != 0 || !config->blank_output;
+	p->quote_output = !config->no_quotes &&
+	    (config->input_delimiter != 0 || !config->blank_output);
 	p->quote_numbers = p->quote_output && config->output_delimiter != '\0' &&
 	    strchr("0123456789.+-eEinfa", config->output_delimiter) != NULL;
 	/*
 	 * A record of one field, an empty null, would be a blank line, which a delimited
 	 * reader (swag's too) skips: it is written as "" (swag(1), OUTPUT).  Where blanks
-	 * separate the output, a blank line is a record to its readers.
+	 * separate the output, a blank line is a record to its readers; with --no-quotes
+	 * "" would be a text of two quotes (the page says to give --null).
 	 */
-	p->null_quoted = !config->blank_output && config->null_len == 0 &&
-	    config->spec_count == 1 && !config->append && !config->has_group &&
-	    config->bucket == 0;
+	p->null_quoted = !config->blank_output && !config->no_quotes &&
+	    config->null_len == 0 && config->spec_count == 1 && !config->append &&
+	    !config->has_group && config->bucket == 0;
 	p->every_record = config->step == 1 && !config->has_group;
 	p->shortest = config->precision < 0;
 	for (size_t i = 0; i < config->na_count; i++)
@@ -2650,6 +2653,7 @@ pipeline_read_input(struct pipeline *p, int fd)
 		struct csvread_options options = {
 			.delimiter = config->input_delimiter,
 			.strict = config->strict,
+			.no_quotes = config->no_quotes,
 			.skip_comments = config->skip_comments,
 			.keep_fields = p->awaiting_header ? (size_t)-1 : p->max_column,
 			.keep_all = p->awaiting_header || config->append || p->from_end,

@@ -30,6 +30,7 @@ struct pipeline_config {
 	bool append;			/* -a: the input record, then the results */
 	bool skip_comments;		/* -C */
 	bool strict;			/* the first bad input stops the run */
+	bool no_quotes;			/* --no-quotes: no quoting, in or out */
 	int precision;			/* -p, or -1 for the shortest form */
 	bool blank_output;		/* blanks separate the output fields, and it
 					   is not TSV (swag(1), OUTPUT) */

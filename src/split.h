@@ -289,20 +289,14 @@ split_delimited_field(const char *s, const char *e, char delimiter, struct field
 	fields[n].len = (size_t)(e - s);
 }
 
-/* split_delimited with memchr: the same contract. */
-SPLIT_INLINE const char *
-split_delimited_portable(const char *s, const char *end, char delimiter,
+/* Splits [s, line_end) at every delimiter, as split_delimited stores the fields. */
+SPLIT_INLINE void
+split_delimited_fields(const char *s, const char *line_end, char delimiter,
     struct field *fields, size_t limit, size_t keep, size_t *count)
 {
-	const char *lf = memchr(s, '\n', (size_t)(end - s)), *line_end, *p = s;
+	const char *p = s;
 	size_t n = 0;
 
-	if (lf == NULL)
-		return NULL;
-	line_end = lf > s && lf[-1] == '\r' ? lf - 1 : lf;
-	if (memchr(s, '"', (size_t)(line_end - s)) != NULL ||
-	    memchr(s, '\r', (size_t)(line_end - s)) != NULL)
-		return NULL;
 	for (;;) {
 		const char *stop = memchr(p, delimiter, (size_t)(line_end - p));
 
@@ -314,6 +308,40 @@ split_delimited_portable(const char *s, const char *end, char delimiter,
 		p = stop + 1;
 	}
 	*count = n;
+}
+
+/* split_delimited with memchr: the same contract. */
+SPLIT_INLINE const char *
+split_delimited_portable(const char *s, const char *end, char delimiter,
+    struct field *fields, size_t limit, size_t keep, size_t *count)
+{
+	const char *lf = memchr(s, '\n', (size_t)(end - s)), *line_end;
+
+	if (lf == NULL)
+		return NULL;
+	line_end = lf > s && lf[-1] == '\r' ? lf - 1 : lf;
+	if (memchr(s, '"', (size_t)(line_end - s)) != NULL ||
+	    memchr(s, '\r', (size_t)(line_end - s)) != NULL)
+		return NULL;
+	split_delimited_fields(s, line_end, delimiter, fields, limit, keep, count);
+	return lf;
+}
+
+/*
+ * A delimited line without quoting (--no-quotes): split_delimited's contract, but a
+ * quote and a CR other than the one before the LF are ordinary bytes, so only a line
+ * without an LF before end is refused.
+ */
+SPLIT_INLINE const char *
+split_delimited_unquoted(const char *s, const char *end, char delimiter,
+    struct field *fields, size_t limit, size_t keep, size_t *count)
+{
+	const char *lf = memchr(s, '\n', (size_t)(end - s));
+
+	if (lf == NULL)
+		return NULL;
+	split_delimited_fields(s, lf > s && lf[-1] == '\r' ? lf - 1 : lf, delimiter, fields,
+	    limit, keep, count);
 	return lf;
 }
 

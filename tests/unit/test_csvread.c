@@ -53,6 +53,7 @@ struct settings {
 	bool skip_comments;
 	size_t keep_fields;
 	bool libcsv_only;
+	bool no_quotes;
 };
 
 /* Reads input (len bytes) fed in blocks of block bytes; returns the transcript. */
@@ -67,6 +68,7 @@ read_in_blocks(const struct settings *s, const char *input, size_t len, size_t b
 		.keep_fields = s->keep_fields ? s->keep_fields : 100,
 		.keep_all = false,
 		.libcsv_only = s->libcsv_only,
+		.no_quotes = s->no_quotes,
 		.on_record = collect,
 		.context = &t,
 	};
@@ -103,6 +105,8 @@ check(const struct settings *s, const char *input, size_t len, const char *expec
 
 		cr_assert_str_eq(t.text, expected, "block size %zu", block);
 	}
+	if (s->no_quotes)
+		return;
 	parsed.libcsv_only = true;
 	whole = read_in_blocks(&parsed, input, len, len ? len : 1);
 	cr_assert_str_eq(whole.text, expected, "through libcsv only, input:\n%.*s", (int)len,
@@ -276,4 +280,109 @@ Test(csvread, direct_split_gives_libcsv_fields)
 	CHECK(&space_comments, "  # x\na b\n", "2:a|b\n=0@0,0");
 	CHECK(&narrow, "a,b,c,d\n1,\"2\",3\n", "1:a|b|~|~\n2:1|2|~\n=0@0,0");
 	CHECK(&csv, "a,\"1\n2\",b\nc,d\n\"e\"\nf\n", "1:a|1\n2|b\n3:c|d\n4:e\n5:f\n=0@0,0");
+}
+
+/*
+ * --no-quotes: a quote and a CR inside a line are ordinary bytes; every line is split at
+ * every delimiter, whatever the block sizes (a line waits for its LF).
+ */
+Test(csvread, no_quotes)
+{
+	static const struct settings tsv = { .delimiter = '\t', .no_quotes = true };
+	static const struct settings comma = { .no_quotes = true };
+	static const struct settings comments = { .no_quotes = true, .skip_comments = true };
+	static const struct settings narrow = { .no_quotes = true, .keep_fields = 2 };
+
+	CHECK(&tsv, "\"Deluxe\" widget\t3\nplain\t4\npipe 12\"\t6\n",
+	    "1:\"Deluxe\" widget|3\n2:plain|4\n3:pipe 12\"|6\n=0@0,0");
+	CHECK(&comma, "\"a,b\"\n\"\"\n\"open\nx\n", "1:\"a|b\"\n2:\"\"\n3:\"open\n4:x\n=0@0,0");
+	CHECK(&comma, "a\rb,c\r\n d ,\r\r\n", "1:a\rb|c\n2:d|\r\n=0@0,0");
+	CHECK(&comma, " \t \n\n,\nlast, 1", "3:|\n4:last|1\n=0@0,0");
+	CHECK(&comments, " # \"x\n#\na,#\n", "3:a|#\n=0@0,0");
+	CHECK(&narrow, "a,\"b,c\n", "1:a|\"b|~\n=0@0,0");
+	/* An open quote at the end is no error: there are no quotes. */
+	CHECK(&comma, "\"", "1:\"\n=0@0,0");
+	CHECK(&comma, "", "=0@0,0");
+}
+
+/* The records of input as --no-quotes reads it, computed naively line by line. */
+static struct transcript
+unquoted_model(const char *input, size_t len, char delimiter, bool skip_comments)
+{
+	struct transcript t = { .len = 0 };
+	size_t line = 1;
+
+	t.text[0] = '\0';
+	for (size_t at = 0; at < len; line++) {
+		const char *lf = memchr(input + at, '\n', len - at);
+		size_t end = lf != NULL ? (size_t)(lf - input) : len, next = end + 1, i = at;
+		bool fields = false;
+		char prefix[32];
+
+		if (end > at && input[end - 1] == '\r')
+			end--;
+		while (i < end && (input[i] == ' ' || input[i] == '\t'))
+			i++;
+		if (skip_comments && i < end && input[i] == '#') {
+			at = next;
+			continue;
+		}
+		for (size_t j = at; j < end; j++)
+			fields |= input[j] == delimiter ||
+			    !(input[j] == ' ' || input[j] == '\t');
+		if (fields) {
+			append(&t, prefix, (size_t)snprintf(prefix, sizeof(prefix), "%zu:", line));
+			for (size_t start = at; start <= end;) {
+				size_t stop = start, s0 = start, e0;
+
+				while (stop < end && input[stop] != delimiter)
+					stop++;
+				e0 = stop;
+				while (s0 < e0 && input[s0] != delimiter &&
+				    (input[s0] == ' ' || input[s0] == '\t'))
+					s0++;
+				while (e0 > s0 && (input[e0 - 1] == ' ' || input[e0 - 1] == '\t'))
+					e0--;
+				if (start > at)
+					append(&t, "|", 1);
+				append(&t, input + s0, e0 - s0);
+				start = stop + 1;
+			}
+			append(&t, "\n", 1);
+		}
+		at = next;
+	}
+	append(&t, "=0@0,0", 6);
+	return t;
+}
+
+/* Random lines of quotes, CRs, blanks, delimiters and '#' against the naive model. */
+Test(csvread, no_quotes_against_a_model)
+{
+	static const char alphabet[] = "a1\",\t \r\n#";
+	uint64_t state = 42;
+
+	for (int round = 0; round < 3000; round++) {
+		char input[48];
+		size_t len;
+		char delimiter = round % 3 == 0 ? '\t' : round % 3 == 1 ? ',' : ' ';
+		bool skip = round % 2 == 0;
+		struct settings s = { .delimiter = delimiter, .no_quotes = true,
+		                      .skip_comments = skip };
+		struct transcript expected, got;
+
+		state = state * 6364136223846793005u + 1442695040888963407u;
+		len = (size_t)(state >> 33) % sizeof input;
+		for (size_t i = 0; i < len; i++) {
+			state = state * 6364136223846793005u + 1442695040888963407u;
+			input[i] = alphabet[(state >> 33) % (sizeof alphabet - 1)];
+		}
+		expected = unquoted_model(input, len, delimiter, skip);
+		got = read_in_blocks(&s, input, len, len ? len : 1);
+		cr_assert_str_eq(got.text, expected.text, "input \"%.*s\", delimiter %d",
+		    (int)len, input, delimiter);
+		got = read_in_blocks(&s, input, len, 1 + round % 5);
+		cr_assert_str_eq(got.text, expected.text, "input \"%.*s\" in blocks of %d",
+		    (int)len, input, 1 + round % 5);
+	}
 }
