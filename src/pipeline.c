@@ -1791,6 +1791,27 @@ field_bit(size_t f)
 	return f >= 1 && f <= 64 ? UINT64_C(1) << (f - 1) : 0;
 }
 
+/* The index of the column that col names in p->columns, or column_count for none. */
+static size_t
+column_of(const struct pipeline *p, const struct column_ref *col)
+{
+	size_t c = 0;
+
+	while (c < p->column_count && (p->columns[c].number != col->number ||
+	    p->columns[c].from_end != col->from_end))
+		c++;
+	return c;
+}
+
+/* Whether column a comes after col in the column table's order. */
+static bool
+column_after(const struct column *a, const struct column_ref *col)
+{
+	if (a->from_end != col->from_end)
+		return a->from_end;
+	return a->from_end ? a->number < col->number : a->number > col->number;
+}
+
 /*
  * Builds the column table from the specs' field numbers, once they are known (at
  * the start, or after the header), and points each spec at its column's values.
@@ -1806,12 +1827,17 @@ pipeline_bind_columns(struct pipeline *p)
 	p->from_end = p->time_from_end || p->group_from_end;
 	for (size_t i = 0; i < config->spec_count; i++) {
 		const struct agg_spec *spec = &config->specs[i];
-		size_t c = 0;
+		size_t c = column_of(p, &spec->column);
 
-		while (c < p->column_count && (p->columns[c].number != spec->column.number ||
-		    p->columns[c].from_end != spec->column.from_end))
-			c++;
 		if (c == p->column_count) {
+			/*
+			 * In field order, those from the end after, so that a record's problems
+			 * are met, and the first reported, from its left (swag(1), BAD INPUT).
+			 */
+			while (c > 0 && column_after(&p->columns[c - 1], &spec->column)) {
+				p->columns[c] = p->columns[c - 1];
+				c--;
+			}
 			p->columns[c].number = spec->column.number;
 			p->columns[c].from_end = spec->column.from_end;
 			p->columns[c].numeric = false;
@@ -1819,7 +1845,11 @@ pipeline_bind_columns(struct pipeline *p)
 		}
 		if (spec->kind->input == AGG_INPUT_NUMBER)
 			p->columns[c].numeric = true;
-		b->spec_values[i] = b->values + c * BATCH_MAX;
+	}
+	for (size_t i = 0; i < config->spec_count; i++) {
+		const struct agg_spec *spec = &config->specs[i];
+
+		b->spec_values[i] = b->values + column_of(p, &spec->column) * BATCH_MAX;
 		if (spec->column.from_end)
 			p->from_end = true;
 		else if (spec->column.number > p->max_column)
