@@ -4,7 +4,7 @@
  * The first bytes choose the options and how the input is cut into blocks:
  *
  *   byte 0   bit 0 strict, bit 1 skip comments (-C), bit 2 keep all fields,
- *            bits 4-7 how many fields to keep
+ *            bit 3 no quotes (--no-quotes), bits 4-7 how many fields to keep
  *   byte 1   the delimiter: 0-7 pick , TAB ; space | and three more commas, any
  *            other byte is itself (but never a quote or a line end, as main.c refuses)
  *   byte 2   bits 0-3: stop after that many records (0: never); bit 4: after the
@@ -17,7 +17,8 @@
  * line split directly), and the transcripts (every record with its line, fields and
  * which were kept, then the end status and the error's line and column) must be
  * identical.  When strict mode finds nothing wrong, lax mode must give the same
- * transcript too.
+ * transcript too.  Without quotes, libcsv is never used: the transcript must instead
+ * be that of a naive split of each line (unquoted_model).
  */
 #include <stdbool.h>
 #include <stddef.h>
@@ -134,6 +135,78 @@ read_input(struct run *run, const struct csvread_options *base, const uint8_t *i
 	run->reader = NULL;
 }
 
+static bool
+is_trimmed(char c, char delimiter)
+{
+	return (c == ' ' || c == '\t') && c != delimiter;
+}
+
+/*
+ * The transcript of input read without quotes, as csvread.h's no_quotes says, line by
+ * line: a CR before the LF dropped, comments and lines of one blank field skipped, the
+ * rest split at every delimiter and trimmed; the run's stop and narrowing as collect's.
+ */
+static void
+unquoted_model(struct run *run, const struct csvread_options *o, const uint8_t *input,
+    size_t len)
+{
+	const char *text = (const char *)input;
+	size_t keep = o->keep_all ? (size_t)-1 : o->keep_fields, line = 1, at = 0;
+	uint64_t status = CSVREAD_OK;
+
+	for (; at < len && status == CSVREAD_OK; line++) {
+		const char *lf = memchr(text + at, '\n', len - at);
+		size_t end = lf != NULL ? (size_t)(lf - text) : len, next = end + 1, i, n = 1;
+
+		if (end > at && text[end - 1] == '\r')
+			end--;
+		for (i = at; i < end; i++)
+			n += text[i] == o->delimiter;
+		for (i = at; i < end && (text[i] == ' ' || text[i] == '\t'); i++)
+			continue;
+		if (o->skip_comments && i < end && text[i] == '#') {
+			at = next;
+			continue;
+		}
+		for (i = at; i < end && is_trimmed(text[i], o->delimiter); i++)
+			continue;
+		if (n == 1 && i == end) {
+			at = next;
+			continue;
+		}
+		append(&run->t, "R", 1);
+		append_number(&run->t, line);
+		append_number(&run->t, n);
+		for (size_t start = at, k = 0; k < n; k++) {
+			size_t stop = start, s0, e0;
+
+			while (stop < end && text[stop] != o->delimiter)
+				stop++;
+			if (k >= keep) {
+				append(&run->t, "~", 1);
+			} else {
+				for (s0 = start; s0 < stop && is_trimmed(text[s0], o->delimiter);)
+					s0++;
+				for (e0 = stop; e0 > s0 && is_trimmed(text[e0 - 1], o->delimiter);)
+					e0--;
+				append(&run->t, "F", 1);
+				append_number(&run->t, e0 - s0);
+				append(&run->t, text + s0, e0 - s0);
+			}
+			start = stop + 1;
+		}
+		append(&run->t, "\n", 1);
+		run->records++;
+		if (run->narrow_after_first && run->records == 1)
+			keep = run->narrow_to;
+		if (run->stop_after != 0 && run->records >= run->stop_after)
+			status = CSVREAD_STOPPED;
+		at = next;
+	}
+	append(&run->t, "=", 1);
+	append_number(&run->t, status);
+}
+
 static void
 compare(const struct transcript *a, const struct transcript *b, const char *what)
 {
@@ -159,6 +232,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	options.strict = flags & 1;
 	options.skip_comments = flags & 2;
 	options.keep_all = flags & 4;
+	options.no_quotes = flags & 8;
 	options.keep_fields = flags >> 4;
 	options.delimiter = data[1] < 8 ? delimiters[data[1]] : (char)data[1];
 	if (options.delimiter == '"' || options.delimiter == '\n' || options.delimiter == '\r')
@@ -181,10 +255,15 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	compare(&whole.t, &blocks.t, "fed in blocks, the records differ");
 	read_input(&bytes, &options, data, size, &one, 1);
 	compare(&whole.t, &bytes.t, "fed byte by byte, the records differ");
-	options.libcsv_only = true;
-	read_input(&parsed, &options, data, size, NULL, 0);
-	compare(&whole.t, &parsed.t, "split directly and by libcsv, the records differ");
-	options.libcsv_only = false;
+	if (options.no_quotes) {
+		unquoted_model(&parsed, &options, data, size);
+		compare(&whole.t, &parsed.t, "without quotes, the records differ from lines split");
+	} else {
+		options.libcsv_only = true;
+		read_input(&parsed, &options, data, size, NULL, 0);
+		compare(&whole.t, &parsed.t, "split directly and by libcsv, the records differ");
+		options.libcsv_only = false;
+	}
 	if (options.strict && (whole.status == CSVREAD_OK || whole.status == CSVREAD_STOPPED)) {
 		options.strict = false;
 		read_input(&lax, &options, data, size, NULL, 0);
