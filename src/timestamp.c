@@ -932,12 +932,27 @@ skip_digits(const char **cursor, const char *end)
 	return true;
 }
 
+/* Whether [p, end) is a MAC address, six pairs of hex digits between colons. */
+static bool
+is_mac_address(const char *p, const char *end)
+{
+	if (end - p != 17)
+		return false;
+	for (int i = 0; i < 17; i++)
+		if (i % 3 == 2 ? p[i] != ':' : !is_digit(p[i]) &&
+		    !((p[i] | 0x20) >= 'a' && (p[i] | 0x20) <= 'f'))
+			return false;
+	return true;
+}
+
 bool
 timestamp_is_time_shaped(const char *text, size_t len)
 {
 	const char *p = text, *end = text + len;
 
 	trim_blanks(&p, &end);
+	if (is_mac_address(p, end))
+		return false;
 	/* h:mm or hh:mm and anything after it (09:15:02:123, 12:00:01PM): a time. */
 	if (end - p >= 4 && is_digit(p[0]) && (p[1] == ':' ? is_digit(p[2]) && is_digit(p[3]) :
 	    end - p >= 5 && is_digit(p[1]) && p[2] == ':' && is_digit(p[3]) && is_digit(p[4])))

@@ -131,6 +131,7 @@ bool timestamp_is_first_half(const char *text, size_t len);
  *   shaped      02:28   02:28:56   02:28:56.250Z   03:28:56+01:00   25:00:00   2:28   12:60
  *               1:2:3:4   09:15:02:123   12:00:01PM   02:28:56x
  *   not shaped  10   10.5   -3   GET   02   02:   :28   T02:28:56   2001:db8::1   00:1a:2b
+ *               52:54:00:12:34:56 (a MAC address, six pairs of hex digits)
  *
  * Every time that parse_timestamp_pair reads is shaped; what else is shaped is a time
  * written wrong (log4j's HH:mm:ss:SSS, a 12-hour clock's PM), which must not pass

@@ -740,6 +740,7 @@ Test(pairs, time_shapes)
 		"", " ", "10", "10.5", "-3", "+3", "1e3", "GET", "-", "02", "02:", ":28", "02::28",
 		"2:2x", "123:4x", "T02:28:56", "t02:28", "02-28-56", "02.28", "+0000]",
 		"[02:28:56]", "2001:db8::1", "2001:0db8:85a3::1", "00:1a:2b", "1:2:3:", "١٢:٣٠",
+		"52:54:00:12:34:56", "08:00:27:AB:cd:EF", " 00:50:56:00:00:01\t",
 	};
 	for (size_t i = 0; i < sizeof shaped / sizeof shaped[0]; i++)
 		cr_assert(timestamp_is_time_shaped(shaped[i], strlen(shaped[i])), "\"%s\"",
@@ -826,7 +827,8 @@ Test(pairs, fields_a_date_and_no_time)
 {
 	const char *values[] = {"10", "10.5", "-3", "+3", "1e3", "0", "GET", "-", "T02:28:56",
 	                        "2026-11-30", "[30/Nov/2026:02:28:56", "+0000]", "nan",
-	                        "2001:db8::1", "00:1a:2b:3c:4d:5e", "1:2x", ""};
+	                        "2001:db8::1", "00:1a:2b:3c:4d:5e", "52:54:00:12:34:56",
+	                        "1:2x", ""};
 	for (size_t i = 0; i < sizeof values / sizeof values[0]; i++)
 		expect_fields("2026-11-30", values[i], true, 1, EXAMPLE_MIDNIGHT_NS);
 	expect_fields("2026-11-30", NULL, true, 1, EXAMPLE_MIDNIGHT_NS);
