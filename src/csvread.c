@@ -6,7 +6,9 @@
  * input is fed to it one physical line at a time: after a piece that ends with an
  * LF, that LF was reported exactly when it was outside quotes, which tells whether
  * the next line begins a record.  That is all that the line numbers, -C and the
- * open-quote error need, and it holds whatever the block sizes.
+ * open-quote error need, and it holds whatever the block sizes.  Lines without a
+ * quote are split directly (split_record), and with --no-quotes every line is
+ * (feed_unquoted).
  */
 #include <csv.h>
 #include <string.h>
@@ -306,7 +308,6 @@ hand_line(struct csvread *r, const char *bytes, const char *lf, size_t n, bool i
  * LF in *piece.  Returns CSVREAD_OK, CSVREAD_STOPPED or CSVREAD_NO_MEMORY, or -1 when
  * the line must go to libcsv.
  */
-
 static int
 split_record(struct csvread *r, const char *bytes, size_t len, size_t *piece)
 {
@@ -330,19 +331,24 @@ split_record(struct csvread *r, const char *bytes, size_t len, size_t *piece)
 }
 
 /*
- * The line [bytes, lf] without quoting (--no-quotes), split at every delimiter; in_input
- * as hand_line's.
+ * The line [bytes, lf), lf its LF or the input's end, without quoting (--no-quotes):
+ * split at every delimiter, a CR before lf dropped, and handed on as hand_line does;
+ * in_input as hand_line's.  Returns CSVREAD_OK, CSVREAD_STOPPED or CSVREAD_NO_MEMORY.
  */
 static int
 unquoted_line(struct csvread *r, const char *bytes, const char *lf, bool in_input)
 {
-	size_t n = 0;
+	const char *end = lf > bytes && lf[-1] == '\r' ? lf - 1 : lf;
+	size_t n;
 
-	/* (It finds the LF at lf, which it needs, and so always stores n.) */
-	while (split_delimited_unquoted(bytes, lf + 1, r->options.delimiter, r->fields,
-	    r->field_cap, r->split_keep, &n), n > r->field_cap)
+	for (;;) {
+		split_delimited_fields(bytes, end, r->options.delimiter, r->fields, r->field_cap,
+		    r->split_keep, &n);
+		if (n <= r->field_cap)
+			break;
 		if (mem_grow(&r->fields, &r->field_cap, n, sizeof(*r->fields), 16) != 0)
 			return CSVREAD_NO_MEMORY;
+	}
 	return hand_line(r, bytes, lf, n, in_input);
 }
 
@@ -470,11 +476,10 @@ csvread_finish(struct csvread *r)
 	if (r->options.no_quotes) {
 		int last = CSVREAD_OK;
 
-		/* The last line without its LF, given one. */
+		if (r->stopped)
+			return CSVREAD_STOPPED;
+		/* The last line, without its LF: it ends where the LF would be. */
 		if (r->pending_len > 0) {
-			if (mem_grow(&r->pending, &r->pending_cap, r->pending_len + 1, 1, 16) != 0)
-				return CSVREAD_NO_MEMORY;
-			r->pending[r->pending_len] = '\n';
 			last = unquoted_line(r, r->pending, r->pending + r->pending_len, false);
 			r->pending_len = 0;
 		}

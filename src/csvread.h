@@ -13,6 +13,8 @@
  * over a 5-column CSV costs about 900 instructions a record, against about 2,900
  * through libcsv (callgrind).
  * tests/fuzz/fuzz_csvread.c and the block-size tests compare the two on every input.
+ * With no_quotes (--no-quotes) there is no quoting and libcsv is not used: every line
+ * is split directly, the start of one whose LF has not come yet held until it does.
  * Around libcsv this module adds what it has no hook for: the line where each record
  * starts (quoted fields may hold line ends), the skipping of comment lines only where
  * a record begins, and the error for a quote still open at the end of the input,

@@ -289,7 +289,10 @@ split_delimited_field(const char *s, const char *e, char delimiter, struct field
 	fields[n].len = (size_t)(e - s);
 }
 
-/* Splits [s, line_end) at every delimiter, as split_delimited stores the fields. */
+/*
+ * Splits [s, line_end) at every delimiter, as split_delimited stores the fields (and
+ * as csvread.c splits every line with --no-quotes).
+ */
 SPLIT_INLINE void
 split_delimited_fields(const char *s, const char *line_end, char delimiter,
     struct field *fields, size_t limit, size_t keep, size_t *count)
@@ -324,24 +327,6 @@ split_delimited_portable(const char *s, const char *end, char delimiter,
 	    memchr(s, '\r', (size_t)(line_end - s)) != NULL)
 		return NULL;
 	split_delimited_fields(s, line_end, delimiter, fields, limit, keep, count);
-	return lf;
-}
-
-/*
- * A delimited line without quoting (--no-quotes): split_delimited's contract, but a
- * quote and a CR other than the one before the LF are ordinary bytes, so only a line
- * without an LF before end is refused.
- */
-SPLIT_INLINE const char *
-split_delimited_unquoted(const char *s, const char *end, char delimiter,
-    struct field *fields, size_t limit, size_t keep, size_t *count)
-{
-	const char *lf = memchr(s, '\n', (size_t)(end - s));
-
-	if (lf == NULL)
-		return NULL;
-	split_delimited_fields(s, lf > s && lf[-1] == '\r' ? lf - 1 : lf, delimiter, fields,
-	    limit, keep, count);
 	return lf;
 }
 

@@ -14,6 +14,13 @@ groff -man -Tutf8 -ww "$TMP/root/opt/swag/share/man/man1/swag.1" > "$TMP/man.txt
 expect_eq "man page renders without warnings" "$?:$(cat "$TMP/man.err")" "0:"
 checks=$((checks + 1))
 grep -q 'sliding-window' "$TMP/man.txt" || fail "the installed man page does not render"
+# At 80 columns no line of the page is wider: an example too long for a terminal
+# runs past its edge (the \e continuation lines).  Overstrikes and escapes off,
+# a UTF-8 character counted once.
+width=$(groff -man -Tutf8 -rLL=80n "$TMP/root/opt/swag/share/man/man1/swag.1" 2> /dev/null |
+	sed 's/\x1b\[[0-9;]*m//g; s/.\x08//g' | LC_ALL=C sed 's/[\x80-\xbf]//g' |
+	LC_ALL=C awk '{ if (length > m) m = length } END { print m + 0 }')
+expect_eq "the widest line of the page at 80 columns" "$((width <= 80 && width > 60))" 1
 for product in '1)×q,' 'lo)×(x' '3×2^P'; do
 	checks=$((checks + 1))
 	grep -qF -- "$product" "$TMP/man.txt" || fail "man page: no '$product' in the rendered text"
