@@ -978,25 +978,6 @@ static const char timestamp_forms[] =
 "swag:   and --epoch-unit\n";
 
 /*
- * Whether text is written as an epoch timestamp is, a sign, digits and a fraction, so
- * that if it is not one, it is out of range.
- */
-static bool
-is_epoch_shaped(const char *text, size_t len)
-{
-	size_t i = 0, digits = 0;
-
-	if (i < len && (text[i] == '+' || text[i] == '-'))
-		i++;
-	for (; i < len && text[i] >= '0' && text[i] <= '9'; i++)
-		digits++;
-	if (i < len && text[i] == '.')
-		for (i++; i < len && text[i] >= '0' && text[i] <= '9'; i++)
-			digits++;
-	return digits > 0 && i == len;
-}
-
-/*
  * Words the problem that stopped the run: a --strict one, or (first_timestamp) a record
  * before any timestamp whose timestamp field cannot be read, with the forms swag reads
  * and the options that may be wrong.
@@ -1008,6 +989,7 @@ report_failure(const struct pipeline_report *r, bool first_timestamp)
 	char hint[80] = "";
 	char quoted[PIPELINE_ESCAPED(PIPELINE_QUOTE_MAX) + sizeof("...")];
 	const char *where, *column;
+	enum epoch_unit unit;
 	size_t n;
 
 	/* The field is shown with its unprintable bytes escaped, and cut when long. */
@@ -1020,7 +1002,9 @@ report_failure(const struct pipeline_report *r, bool first_timestamp)
 	if (r->problems[PROBLEM_EPOCH_UNIT].count > 0)
 		snprintf(hint, sizeof(hint), " (above 1e11 seconds read in %s: see "
 		    "--epoch-unit)", epoch_unit_name(r->epoch_unit));
-	else if (!r->failed_text_cut && is_epoch_shaped(r->failed_text, r->failed_text_len))
+	else if (!r->failed_text_cut &&
+	    timestamp_epoch_unit(r->failed_text, r->failed_text_len, &unit))
+		/* Written as an epoch, and yet no timestamp: out of range. */
 		snprintf(hint, sizeof(hint), ": outside swag's range, the years 1677 "
 		    "to 2262");
 	where = input_prefix(r->failed_input);

@@ -945,6 +945,18 @@ is_mac_address(const char *p, const char *end)
 	return true;
 }
 
+/* Whether [p, end) begins with h:mm or hh:mm. */
+static bool
+begins_as_clock(const char *p, const char *end)
+{
+	const char *q = p;
+	int minute;
+
+	while (q < end && q - p < 2 && is_digit(*q))
+		q++;
+	return q > p && scan_char(&q, end, ':') && scan_fixed_digits(&q, end, 2, &minute);
+}
+
 bool
 timestamp_is_time_shaped(const char *text, size_t len)
 {
@@ -954,8 +966,7 @@ timestamp_is_time_shaped(const char *text, size_t len)
 	if (is_mac_address(p, end))
 		return false;
 	/* h:mm or hh:mm and anything after it (09:15:02:123, 12:00:01PM): a time. */
-	if (end - p >= 4 && is_digit(p[0]) && (p[1] == ':' ? is_digit(p[2]) && is_digit(p[3]) :
-	    end - p >= 5 && is_digit(p[1]) && p[2] == ':' && is_digit(p[3]) && is_digit(p[4])))
+	if (begins_as_clock(p, end))
 		return true;
 	/* Or d+ (:d+)+ */
 	if (!skip_digits(&p, end) || !scan_char(&p, end, ':') || !skip_digits(&p, end))

@@ -1519,15 +1519,38 @@ static int64_t syslog_at(struct syslog_year *year, const char *line)
 	return nanos / NS;
 }
 
+/* The instant of line, the first syslog date read at now (seconds since the epoch). */
+static int64_t first_syslog_at(int64_t now, const char *line)
+{
+	struct syslog_year year = { .now = now };
+	return syslog_at(&year, line);
+}
+
 Test(syslog, the_year_from_the_clock)
 {
-	/* Now is 2026-12-01 12:00:00: a date up to a day ahead is this year's. */
-	struct syslog_year year = { .now = utc(2026, 12, 1, 12, 0, 0) };
-	cr_assert_eq(syslog_at(&year, "Dec 2 12:00:00"), utc(2026, 12, 2, 12, 0, 0));
-	year = (struct syslog_year){ .now = utc(2026, 12, 1, 12, 0, 0) };
-	cr_assert_eq(syslog_at(&year, "Dec 2 12:00:01"), utc(2025, 12, 2, 12, 0, 1));
-	year = (struct syslog_year){ .now = utc(2026, 12, 1, 12, 0, 0) };
-	cr_assert_eq(syslog_at(&year, "Nov 30 12:00:01"), utc(2026, 11, 30, 12, 0, 1));
+	struct syslog_year year;
+
+	/* The first date alone, read at now: the instant its year gives it. */
+	const struct { int64_t now; const char *line; int64_t expected; } first[] = {
+		/* Now is 2026-12-01 12:00:00: a date up to a day ahead is this year's. */
+		{ utc(2026, 12, 1, 12, 0, 0), "Dec 2 12:00:00", utc(2026, 12, 2, 12, 0, 0) },
+		{ utc(2026, 12, 1, 12, 0, 0), "Dec 2 12:00:01", utc(2025, 12, 2, 12, 0, 1) },
+		{ utc(2026, 12, 1, 12, 0, 0), "Nov 30 12:00:01", utc(2026, 11, 30, 12, 0, 1) },
+		/* A day ahead at most, the next year's (east of UTC on New Year's Eve)... */
+		{ utc(2026, 12, 31, 15, 0, 0), "Jan 1 09:00:00", utc(2027, 1, 1, 9, 0, 0) },
+		/* ... but more than a day ahead in it, this year's. */
+		{ utc(2026, 12, 30, 23, 0, 0), "Jan 1 00:00:01", utc(2026, 1, 1, 0, 0, 1) },
+		{ utc(2027, 2, 27, 12, 0, 0), "Feb 28 11:00:00", utc(2027, 2, 28, 11, 0, 0) },
+		/* A leap day, in the leap year of the clock. */
+		{ utc(2028, 3, 1, 0, 0, 0), "Feb 29 00:00:00", utc(2028, 2, 29, 0, 0, 0) },
+		/* The clock's year in January and February too, which end a March-based year. */
+		{ utc(2027, 2, 10, 0, 0, 0), "Feb 9 10:00:00", utc(2027, 2, 9, 10, 0, 0) },
+		{ utc(2027, 1, 20, 0, 0, 0), "Jan 19 10:00:00", utc(2027, 1, 19, 10, 0, 0) },
+	};
+
+	for (size_t i = 0; i < sizeof first / sizeof first[0]; i++)
+		cr_assert_eq(first_syslog_at(first[i].now, first[i].line), first[i].expected,
+		             "%s read at %lld", first[i].line, (long long)first[i].now);
 	/* On New Year's Day, last night's lines are last year's. */
 	year = (struct syslog_year){ .now = utc(2027, 1, 1, 0, 5, 0) };
 	cr_assert_eq(syslog_at(&year, "Dec 31 23:59:59"), utc(2026, 12, 31, 23, 59, 59));
@@ -1540,24 +1563,11 @@ Test(syslog, the_year_from_the_clock)
 	year = (struct syslog_year){ .now = utc(2026, 12, 31, 23, 30, 0) };
 	cr_assert_eq(syslog_at(&year, "Jan 1 00:30:00"), utc(2027, 1, 1, 0, 30, 0));
 	cr_assert_eq(year.year, 2027);
-	year = (struct syslog_year){ .now = utc(2026, 12, 31, 15, 0, 0) };
-	cr_assert_eq(syslog_at(&year, "Jan 1 09:00:00"), utc(2027, 1, 1, 9, 0, 0));
-	year = (struct syslog_year){ .now = utc(2026, 12, 30, 23, 0, 0) };
-	cr_assert_eq(syslog_at(&year, "Jan 1 00:00:01"), utc(2026, 1, 1, 0, 0, 1));
-	year = (struct syslog_year){ .now = utc(2027, 2, 27, 12, 0, 0) };
-	cr_assert_eq(syslog_at(&year, "Feb 28 11:00:00"), utc(2027, 2, 28, 11, 0, 0));
 	/* The first date sets the year; later ones do not look at the clock. */
 	year = (struct syslog_year){ .now = utc(2026, 6, 1, 0, 0, 0) };
 	cr_assert_eq(syslog_at(&year, "Jan 1 00:00:00"), utc(2026, 1, 1, 0, 0, 0));
 	cr_assert_eq(syslog_at(&year, "Jul 1 00:00:00"), utc(2026, 7, 1, 0, 0, 0));
 	cr_assert_eq(syslog_at(&year, "Dec 31 00:00:00"), utc(2026, 12, 31, 0, 0, 0));
-	year = (struct syslog_year){ .now = utc(2028, 3, 1, 0, 0, 0) };
-	cr_assert_eq(syslog_at(&year, "Feb 29 00:00:00"), utc(2028, 2, 29, 0, 0, 0));
-	/* The clock's year in January and February too, which end a March-based year. */
-	year = (struct syslog_year){ .now = utc(2027, 2, 10, 0, 0, 0) };
-	cr_assert_eq(syslog_at(&year, "Feb 9 10:00:00"), utc(2027, 2, 9, 10, 0, 0));
-	year = (struct syslog_year){ .now = utc(2027, 1, 20, 0, 0, 0) };
-	cr_assert_eq(syslog_at(&year, "Jan 19 10:00:00"), utc(2027, 1, 19, 10, 0, 0));
 }
 
 Test(syslog, a_replay_from_december_to_january)
