@@ -3,7 +3,7 @@
  *
  * For each seed of a fixed list, the program generates a random input and a random
  * swag command line (row and time windows, groups, -s, -s DURATION's buckets, -a, -H,
- * blank-separated and delimited input with and without quotes, -C, --na, -m, -p,
+ * blank-separated and delimited input with and without quotes, --no-quotes, -C, --na, -m, -p,
  * --null, -o, --strict stops...), runs the swag named by $SWAG on it (fork and exec, the input on standard
  * input from a file or through a pipe written in small pieces), and compares its
  * standard output, standard error and exit status with what man/swag.1 says.  The
@@ -553,6 +553,7 @@ struct tcase {
 	uint64_t seed;
 	bool plain;		/* the shape of swag's batched row loop */
 	bool delimited;
+	bool no_quotes;		/* --no-quotes: no field is quoted, in or out */
 	char in_delim, out_delim;
 	bool header, append, comments, strict, quiet, crlf, final_newline, bom, pipe_feed;
 	int nf;
@@ -630,6 +631,24 @@ gen_number(void)
 	return aprintf("%lld", range(0, 4));
 }
 
+/*
+ * Whether text s can be a field: with --no-quotes, nothing can quote it, so it holds no
+ * delimiter (in or out: a text result is found by the output delimiter), no line end
+ * and no blanks at either end (they are trimmed).
+ */
+static bool
+text_fits(const struct tcase *c, const char *s)
+{
+	size_t n = strlen(s);
+
+	if (!c->no_quotes)
+		return true;
+	if (n > 0 && (is_blank(s[0]) || is_blank(s[n - 1])))
+		return false;
+	return strchr(s, c->in_delim) == NULL && strchr(s, c->out_delim) == NULL &&
+	    strpbrk(s, "\n\r") == NULL;
+}
+
 /* A field that is not a number (nor a timestamp, nor a comment, nor an --na text). */
 static const char *
 gen_not_number(const struct tcase *c)
@@ -642,7 +661,8 @@ gen_not_number(const struct tcase *c)
 
 	do
 		w = PICK(words);
-	while (!c->delimited && strchr(w, ',') != NULL && c->out_delim == ',');
+	while ((!c->delimited && strchr(w, ',') != NULL && c->out_delim == ',') ||
+	    !text_fits(c, w));
 	return astrdup(w);
 }
 
@@ -659,9 +679,14 @@ gen_text(const struct tcase *c)
 	};
 
 	if (c->delimited && chance(0.15)) {
-		if (!c->crlf && chance(0.1))
+		const char *t;
+
+		if (!c->crlf && !c->no_quotes && chance(0.1))
 			return astrdup(chance(0.5) ? "two\nlines" : "x\n# not a comment");
-		return astrdup(PICK(quoted));
+		do
+			t = PICK(quoted);
+		while (!text_fits(c, t));
+		return astrdup(t);
 	}
 	return astrdup(PICK(plain));
 }
@@ -672,8 +697,12 @@ gen_key(const struct tcase *c)
 	static const char *const keys[] = { "k1", "k2", "k3", "web1", "a", "1", "01", "k1", "k2" };
 	static const char *const delimited_keys[] = { "a,b", "k 1", "x;y", "\"q\"" };
 
-	if (c->delimited && chance(0.06))
-		return astrdup(PICK(delimited_keys));
+	if (c->delimited && chance(0.06)) {
+		const char *k = PICK(delimited_keys);
+
+		if (text_fits(c, k))
+			return astrdup(k);
+	}
 	if (c->delimited && chance(0.02))
 		return astrdup("");
 	return astrdup(PICK(keys));
@@ -914,8 +943,12 @@ gen_bucket(struct tcase *c)
 		i = bucket_below(sizeof(spans) / sizeof(spans[0]));
 	while (longest / spans[i].nanos > ratio);
 	c->bucket = spans[i].nanos;
-	/* -w defaults to the bucket's duration. */
-	if (c->has_default_window && bucket_below(3) == 0) {
+	/*
+	 * -w defaults to the bucket's duration; in a big input only for the durations that
+	 * time windows take there (distinct stays exact).
+	 */
+	if (c->has_default_window && bucket_below(3) == 0 &&
+	    (!small_windows || spans[i].nanos <= 30000000000)) {
 		for (int a = 1; a + 1 < c->argc; a++)
 			if (strcmp(c->argv[a], "-w") == 0 || strcmp(c->argv[a], "--window") == 0) {
 				memmove(&c->argv[a], &c->argv[a + 2],
@@ -966,6 +999,7 @@ gen_config(struct tcase *c, const char *swag, size_t records)
 			opts[nopts++][2] = NULL;
 		}
 		c->out_delim = c->in_delim;
+		c->no_quotes = chance(0.25);
 	} else {
 		c->out_delim = '\t';
 	}
@@ -1005,7 +1039,8 @@ gen_config(struct tcase *c, const char *swag, size_t records)
 
 			if (c->delimited && chance(0.15)) {
 				c->name[k] = aprintf("%s%d", PICK(delimited_names), k);
-				continue;
+				if (text_fits(c, c->name[k]))
+					continue;
 			}
 			do
 				i = below(sizeof(names) / sizeof(names[0]));
@@ -1088,6 +1123,7 @@ gen_config(struct tcase *c, const char *swag, size_t records)
 	FLAG(c->comments, "-C", "--skip-comments");
 	FLAG(c->strict, "--strict", "--strict");
 	FLAG(c->quiet, "-q", "--quiet");
+	FLAG(c->no_quotes, "--no-quotes", "--no-quotes");
 #undef FLAG
 	if (c->step > 1) {
 		opts[nopts][0] = "-s";
@@ -1103,8 +1139,9 @@ gen_config(struct tcase *c, const char *swag, size_t records)
 		opts[nopts][1] = aprintf("%d", c->precision);
 		opts[nopts++][2] = NULL;
 	}
-	c->blank_out = (c->out_delim == '\t' || c->out_delim == ' ') &&
-	    !(c->delimited && c->in_delim == '\t');
+	/* OUTPUT: a space, or a TAB but for TSV's TAB-separated output of TSV input. */
+	c->blank_out = c->out_delim == ' ' ||
+	    (c->out_delim == '\t' && !(c->delimited && c->in_delim == '\t'));
 	if (*c->null_text != '\0' || chance(0.05)) {
 		opts[nopts][0] = aprintf("--null=%s", c->null_text);
 		opts[nopts++][1] = NULL;
@@ -1216,6 +1253,17 @@ render_input_record(const struct tcase *c, const char **f, int nf)
 			}
 			if (chance(0.15))
 				buf_puts(&b, blanks());
+		}
+	} else if (c->no_quotes) {
+		/* Every field as it is (text_fits made them fit), blanks around trimmed. */
+		for (int k = 0; k < nf; k++) {
+			if (k > 0)
+				buf_putc(&b, c->in_delim);
+			if (chance(0.1))
+				buf_puts(&b, c->in_delim == '\t' || chance(0.5) ? " " : " \t");
+			buf_puts(&b, f[k]);
+			if (chance(0.1))
+				buf_puts(&b, c->in_delim == '\t' || chance(0.5) ? "  " : "\t ");
 		}
 	} else {
 		bool only_blanks = true;
@@ -1412,6 +1460,12 @@ gen_case(struct tcase *c, uint64_t seed, const char *swag)
 		rec->nf = nf;
 		rec->f = f;
 		rec->raw = render_input_record(c, f, nf);
+		if (c->no_quotes && nf == 1 && *f[0] == '\0') {
+			/* A line of nothing but blanks, which no quote can make a record. */
+			lines[nlines].type = L_SKIPPED_BLANK;
+			lines[nlines++].text = rec->raw;
+			continue;
+		}
 		lines[nlines].type = L_RECORD;
 		lines[nlines].rec = rec;
 		lines[nlines++].text = rec->raw;
@@ -1551,7 +1605,7 @@ parse_epoch(const struct tcase *c, const char *s, size_t n, int64_t *ns)
 static void
 render_text(struct buf *b, const struct tcase *c, const char *s, size_t n)
 {
-	if (c->delimited && needs_quotes(s, n, c->out_delim))
+	if (c->delimited && !c->no_quotes && needs_quotes(s, n, c->out_delim))
 		quote_into(b, s, n);
 	else
 		buf_add(b, s, n);
@@ -1591,7 +1645,7 @@ static const char *
 null_result(const struct tcase *c)
 {
 	if (!c->blank_out && *c->null_text == '\0' && c->nspecs == 1 && !c->append &&
-	    !c->group_col && c->bucket == 0)
+	    !c->group_col && c->bucket == 0 && !c->no_quotes)
 		return "\"\"";
 	return rendered(c, c->null_text);
 }
@@ -2616,7 +2670,7 @@ check_output(const struct tcase *c, const struct expect *e, const struct result 
 					pos++;
 				}
 				cell_start = pos;
-				if (c->delimited && pos < n && got[pos] == '"') {
+				if (c->delimited && !c->no_quotes && pos < n && got[pos] == '"') {
 					for (pos++;; pos++) {
 						if (pos >= n) {
 							problem = "a quote never closed";
@@ -2807,14 +2861,14 @@ enum {
 	F_PLAIN, F_DELIMITED, F_QUOTED, F_HEADER, F_APPEND, F_COMMENTS, F_STEP, F_TIME, F_GROUP,
 	F_STRICT, F_STRICT_STOP, F_STOP_AFTER_64, F_SHORT, F_NOTNUM, F_BADTS, F_BACK, F_CRLF,
 	F_NO_FINAL_NEWLINE, F_PIPE, F_PRECISION, F_MIN_COUNT, F_NA, F_EMPTY_OUTPUT, F_BUCKETS,
-	F_FEATURES
+	F_NO_QUOTES, F_FEATURES
 };
 static const char *const feature_names[F_FEATURES] = {
 	"plain rows", "delimited", "quoted fields", "-H", "-a", "-C", "-s", "-t", "-g",
 	"--strict", "strict stops", "strict stops past record 64", "short records",
 	"not numbers", "unreadable timestamps", "backward timestamps", "CRLF",
 	"no final newline", "piped in pieces", "-p", "-m", "--na", "no output",
-	"-s DURATION",
+	"-s DURATION", "--no-quotes",
 };
 
 static void
@@ -2824,7 +2878,7 @@ count_features(const struct tcase *c, const struct expect *e, uint64_t *f)
 
 	has[F_PLAIN] = c->plain;
 	has[F_DELIMITED] = c->delimited;
-	has[F_QUOTED] = c->delimited && memchr(c->input.p ? c->input.p : "", '"', c->input.len);
+	has[F_QUOTED] = c->delimited && !c->no_quotes && memchr(c->input.p ? c->input.p : "", '"', c->input.len);
 	has[F_HEADER] = c->header;
 	has[F_APPEND] = c->append;
 	has[F_COMMENTS] = c->comments;
@@ -2846,6 +2900,7 @@ count_features(const struct tcase *c, const struct expect *e, uint64_t *f)
 	has[F_NA] = c->nna > 0;
 	has[F_EMPTY_OUTPUT] = e->nout == 0;
 	has[F_BUCKETS] = c->bucket > 0;
+	has[F_NO_QUOTES] = c->no_quotes;
 	for (int k = 0; k < F_FEATURES; k++)
 		f[k] += has[k];
 }
