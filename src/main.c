@@ -1060,6 +1060,9 @@ report_status(enum pipeline_status status, const struct pipeline_report *report,
 		warn_message("%sunknown column '%.*s'; the header has: %s", where,
 		    (int)report->failed_column_name_len, report->failed_column_name,
 		    report->header_names != NULL ? report->header_names : "(out of memory)");
+		/* A later file's header: the files before it had their problems. */
+		if (!quiet)
+			report_problems(report);
 		fputs("Try 'swag --help' for more information.\n", stderr);
 		exit_status = EXIT_USAGE;
 		break;
