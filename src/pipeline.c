@@ -171,8 +171,10 @@ struct pipeline {
 	size_t split_room;		/* ... and split_line finds that many at once */
 	size_t time_column;		/* -t's field number, or 0 */
 	bool time_from_end;		/* ... counted from the last field */
+	enum column_taken time_taken;	/* ... a number as the first header took it */
 	size_t group_column;		/* -g's field number, or 0 */
 	bool group_from_end;
+	enum column_taken group_taken;
 	struct group single;		/* the windows without -g */
 	struct keytable *groups;	/* with -g: key -> struct group */
 	struct group *oldest, *newest;	/* with -g: the groups, least recent first */
@@ -2005,22 +2007,32 @@ header_field(const struct record *header, const char *name, size_t len)
 
 /*
  * Finds the column that ref names in the header: a name must be there; a number is
- * the header field of its text when there is one (a header "country,2019,2020"), else
- * the field number it says (swag(1), DESCRIPTION).  Stores it in *number and
- * *from_end.  Returns false, with the unknown-column report filled, when a name is
- * not in the header.
+ * the header field of its text when the first input's header has one (a header
+ * "country,2019,2020"), and then a name in every input, else the field number it says
+ * (swag(1), DESCRIPTION and -H).  *taken records which, at the first header.  Stores
+ * the column in *number and *from_end.  Returns false, with the unknown-column report
+ * filled, when a name is not in the header.
  */
 static bool
 resolve_column(struct pipeline *p, const struct record *header, const struct column_ref *ref,
-    size_t *number, bool *from_end)
+    enum column_taken *taken, size_t *number, bool *from_end)
 {
 	const char *name = ref->name != NULL ? ref->name : ref->text;
 	size_t len = ref->name != NULL ? ref->name_len : ref->text_len;
 	size_t c = name != NULL ? header_field(header, name, len) : 0;
 
-	if (c != 0 || ref->name == NULL) {
-		*number = c != 0 ? c : ref->number;
-		*from_end = c == 0 && ref->from_end;
+	if (ref->name == NULL) {
+		if (*taken == COLUMN_NOT_TAKEN)
+			*taken = c != 0 ? COLUMN_TAKEN_AS_NAME : COLUMN_TAKEN_AS_NUMBER;
+		if (*taken == COLUMN_TAKEN_AS_NUMBER) {
+			*number = ref->number;
+			*from_end = ref->from_end;
+			return true;
+		}
+	}
+	if (c != 0) {
+		*number = c;
+		*from_end = false;
 		return true;
 	}
 	p->report->failed_column_name = name;
@@ -2110,14 +2122,15 @@ pipeline_header(struct pipeline *p, const struct record *record)
 		/* As written: a number the first input's header named may be a field here. */
 		if (spec->column.text != NULL && (column_parse(spec->column.text,
 		    spec->column.text_len, &ref) < 0 ||
-		    !resolve_column(p, record, &ref, &spec->column.number, &spec->column.from_end)))
+		    !resolve_column(p, record, &ref, &spec->column.taken, &spec->column.number,
+		    &spec->column.from_end)))
 			return false;
 	}
 	if (config->has_time && !resolve_column(p, record, &config->time_column,
-	    &p->time_column, &p->time_from_end))
+	    &p->time_taken, &p->time_column, &p->time_from_end))
 		return false;
 	if (config->has_group && !resolve_column(p, record, &config->group_column,
-	    &p->group_column, &p->group_from_end))
+	    &p->group_taken, &p->group_column, &p->group_from_end))
 		return false;
 	pipeline_bind_columns(p);
 	if (p->header_written) {
@@ -2584,6 +2597,9 @@ pipeline_init(struct pipeline *p, const struct pipeline_config *config)
 		p->na_lengths |= UINT64_C(1) << (config->na_texts[i].len < 63 ?
 		    config->na_texts[i].len : 63);
 	p->time_column = config->has_time ? config->time_column.number : 0;
+	/* The specs' columns are resolved by this run's first header (resolve_column). */
+	for (size_t i = 0; i < n; i++)
+		config->specs[i].column.taken = COLUMN_NOT_TAKEN;
 	p->epoch_unit = config->epoch_unit;
 	p->epoch_words = EPOCH_WORDS_START;
 	p->epoch_unit_set = config->epoch_unit_given;

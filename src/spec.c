@@ -68,6 +68,7 @@ column_parse(const char *text, size_t len, struct column_ref *column)
 	column->digits = false;
 	column->text = text;
 	column->text_len = len;
+	column->taken = COLUMN_NOT_TAKEN;
 	if (len == 0)
 		return -1;
 	if (len > 1 && text[0] == '-' && all_digits(text + 1, len - 1)) {

@@ -30,6 +30,17 @@ struct window_size {
 };
 
 /*
+ * How the first input's header took a column written as a number: a number is a
+ * header's name when the header has a field of that text, and stays a name, or a
+ * number, in every input after it (swag(1), -H).
+ */
+enum column_taken {
+	COLUMN_NOT_TAKEN,	/* no header yet */
+	COLUMN_TAKEN_AS_NAME,
+	COLUMN_TAKEN_AS_NUMBER,
+};
+
+/*
  * A column as the user named it: a field number, counted from the first field or
  * (from_end) from the last, or a header name.  With -H a number is a name too when
  * the header has a field of that text (swag(1), DESCRIPTION): text keeps it.
@@ -44,6 +55,7 @@ struct column_ref {
 				   with -H, else no column at all */
 	const char *text;	/* the column as written, number or name */
 	size_t text_len;
+	enum column_taken taken;	/* with -H, for a number (set by the run) */
 };
 
 /* One aggregate as the user asked for it. */
