@@ -1141,7 +1141,12 @@ main(int argc, char *argv[])
 	mem_free(report.header_names);
 	mem_free(settings.config.specs);
 	mem_free((void *)settings.config.na_texts);
-	if (status == PIPELINE_STOPPED)
+	/*
+	 * A signal that came with the end of the input (ppoll then says ready, and the
+	 * read finds the end) or in the last write stops nothing any more, but swag still
+	 * ends by it (swag(1), SIGNALS AND LIMITS): a shell loop stops at Ctrl-C.
+	 */
+	if (status == PIPELINE_STOPPED || (status == PIPELINE_OK && stop_signal != 0))
 		return end_by_signal(stop_signal);
 	return exit_status;
 }

@@ -97,6 +97,35 @@ exec 3>&- 4<&-
 wait "$reader"
 expect_whole_lines "SIGTERM in a write, input quiet" "$TMP/out"
 
+# A signal after the input's end, in the last write: nothing is left to stop, but swag
+# still ends by the signal, so that a shell loop stops at Ctrl-C.  (The same holds for
+# a signal that comes with the end of a pipe, as when Ctrl-C ends tail -f | swag: the
+# wait for input then says ready and the read finds the end, in no fixed order.)
+exec 4<> "$TMP/slow"
+"$SWAG" -w 1 sum < "$TMP/burst" > "$TMP/slow" &
+pid=$!
+for i in $(seq 200); do
+	grep -q pipe_write "/proc/$pid/wchan" 2> /dev/null && break
+	sleep 0.05
+done
+kill -s TERM "$pid"
+cat < "$TMP/slow" > "$TMP/out" 4<&- &
+reader=$!
+for i in $(seq 400); do
+	kill -0 "$pid" 2> /dev/null || break
+	sleep 0.05
+done
+checks=$((checks + 1))
+if kill -0 "$pid" 2> /dev/null; then
+	fail "SIGTERM in the last write: still running 20 s on"
+	kill -s KILL "$pid"
+fi
+wait "$pid" 2> /dev/null
+expect_eq "SIGTERM in the last write: status" "$?" 143
+exec 4<&-
+wait "$reader"
+expect_eq "SIGTERM in the last write: output" "$(wc -l < "$TMP/out")" 20000
+
 # A signal the parent ignored (nohup) stays ignored.
 env --ignore-signal=HUP "$SWAG" -w 1 sum < "$TMP/fifo" > "$TMP/out" &
 pid=$!
