@@ -1,16 +1,22 @@
 /*
  * agg_distinct.c: distinct, the number of different fields in the window.
  *
- * A field is identified by its exact text ("1" and "1.0" are two values) through a
- * 64-bit XXH3 hash with a fixed seed.  Two texts with the same hash count as one; over
- * a window of w values that happens with probability about w²/2^65.
+ * A field is identified by its exact text ("1" and "1.0" are two values) through two
+ * 64-bit XXH3 hashes.  The sketch takes one with a fixed seed, so that the same input
+ * always gives the same estimate.  The exact count takes the other, its identity,
+ * seeded per run: with a known seed, XXH3-64 lets texts be made to share a hash (for
+ * 17 to 128 bytes, 8 bytes that cancel the secret zero a product, and the 8 beside
+ * them no longer count), and 2^64 of them would count as one.  With a seed nobody
+ * knows, two texts share an identity with probability about w²/2^65 over a window of
+ * w values.  (The sketch's fixed hash can be fooled the same way: the page says so.)
  *
  * Every record takes a slot of a ring (ring.h), like the two-stack engine's: the slot
- * keeps the value's hash (8 bytes), a "missing" flag and, on the front stack, an undo
- * record (two bytes, see struct ring_slot).  Over the slots sit two structures:
+ * keeps the value's two hashes (16 bytes), a "missing" flag and, on the front stack,
+ * an undo record (two bytes, see struct ring_slot).  Over the slots sit two
+ * structures:
  *
- * - Exact: a multiset of the hashes (hashtable.h's table, hash -> count, seeded per
- *   run), whose number of keys is the result while the window holds at most 2^P/8
+ * - Exact: a multiset of the identities (hashtable.h's table, identity -> count),
+ *   whose number of keys is the result while the window holds at most 2^P/8
  *   values.  It is kept up to date while the window holds at most 2^P/4 values and
  *   it has taken fewer than 2^P/8 pushes past 2^P/8 (table_drops), dropped then, and
  *   rebuilt from the ring when the window falls back to 2^P/8 values, a walk that
@@ -57,21 +63,21 @@
  *   values and kept from then on, so a small window (say, one per group) never pays
  *   for 2^P-byte registers.
  *
- * Memory: 12 bytes per slot (ring capacity is a power of two), 3·2^P bytes of
- * registers (front, back and the rotation's spare), and a table of 12 bytes per entry
- * sized for at most 2^P/4 keys (at most 6·2^P bytes).
+ * Memory: 20 bytes per slot, 3·2^P bytes of registers (front, back and the
+ * rotation's spare), and a table of 20 bytes per entry sized for at most 2^P/4 keys
+ * (at most 10·2^P bytes).  A row window's ring holds exactly its slots (ring.h): peak
+ * RSS grows by 20.0 to 20.1 bytes a slot from window 1,000 to 100,000, 1,000,000 and
+ * 10,000,000.
  *
  * Measured by tests/bench/bench_distinct.c (2 million IPv4-like fields, a step being
- * push, pop and result; the 2-core AMD EPYC VM, one core busy, so ±10%), P = 12: 64
- * ns per step at window 10 (exact: table only), 74 ns at window 1,000 (the sketch
- * alone once the table has taken 2^P/8 pushes past 2^P/8 values; the estimate
- * changes nearly every step), 52 ns at window 100,000 (sketch only; the estimate is
- * recomputed only when a register of the max changes).  P = 16: 65 / 90 / 90 ns
- * (window 1,000 is exact there).  swag -w W distinct over 200,000 of them, callgrind:
- * 439, 538 and 392 instructions a record at P = 12.  Window 1,000,000 against 1,000:
- * 25.2 bytes per slot (25.7 at P = 16), in the benchmark's window, which sets no row
- * limit, so that its ring doubles when three quarters full; a row window's ring holds
- * exactly its slots (ring.h), 12 bytes each.
+ * push, pop and result; the 2-core AMD EPYC VM, one core busy, so ±10%), P = 12, with
+ * the sketch's hash alone (12-byte slots): 64 ns per step at window 10 (exact: table
+ * only), 74 ns at window 1,000 (the sketch alone once the table has taken 2^P/8
+ * pushes past 2^P/8 values; the estimate changes nearly every step), 52 ns at window
+ * 100,000 (sketch only; the estimate is recomputed only when a register of the max
+ * changes).  P = 16: 65 / 90 / 90 ns (window 1,000 is exact there).  swag -w W
+ * distinct over 200,000 of them, callgrind, with the identities: 436.1, 534.6 and
+ * 401.4 instructions a record at P = 12.
  */
 #include <math.h>
 #include <stdbool.h>
@@ -120,9 +126,9 @@ enum rotation {
 #define SIGMA_CACHE 8
 
 /*
- * A slot of the ring: the field's hash, kept as two 32-bit halves so that a slot
- * takes 12 bytes, not 16 (load_hash, store_hash), its undo records, and whether the
- * record had no value.
+ * A slot of the ring: the field's hash and identity, each kept as two 32-bit halves
+ * so that a slot takes 20 bytes, not 24 (load_hash, store_hash), its undo records,
+ * and whether the record had no value.
  *
  * The slots of missing fields come in runs, and the walks that visit every value
  * (sketch_start, multiset_rebuild) step over a run at once: the oldest slot of a run
@@ -134,7 +140,8 @@ enum rotation {
  * among them costs a rebuild 2^P/4 + 1 slots, not a million.
  */
 struct ring_slot {
-	uint32_t hash[2];
+	uint32_t hash[2];	/* the sketch's (agg_distinct_hash) */
+	uint32_t id[2];		/* the exact count's, seeded per run */
 	uint8_t undo[2];
 	bool missing;
 	bool skip;		/* missing, and hash holds the position the run ends at */
@@ -143,9 +150,13 @@ struct ring_slot {
 /* gap_start when the newest slot holds a value (or the ring is empty). */
 #define NO_GAP UINT64_MAX
 
-/* A slot of the exact table: a hash (two halves, as above) and its count, 0 when free. */
+/*
+ * A slot of the exact table: an identity (two halves, as above) and its count, 0 when
+ * free; the cumulative window keeps the value's hash beside it for its sketch.
+ */
 struct multiset_slot {
 	uint32_t key[2];
+	uint32_t hash[2];
 	uint32_t count;
 };
 
@@ -163,6 +174,8 @@ struct distinct_window {
 	uint64_t gap_start;		/* the oldest slot of the tail's run of missing fields */
 
 	struct hashtable table;		/* the multiset: multiset_slots, seeded per run */
+	uint64_t id_seed;		/* the identities' seed, the run's */
+	struct hash_words_seed id_words;	/* ... made into hash_words' keys */
 	bool table_valid;		/* it holds exactly the window's hashes */
 
 	uint8_t *registers;		/* the three sketches' block, NULL until they are needed */
@@ -219,6 +232,22 @@ uint64_t
 agg_distinct_hash(const char *text, size_t len)
 {
 	return hash_bytes(text, len, AGG_DISTINCT_SEED);
+}
+
+/*
+ * The identity of text[0..len), seeded per run: hash.h's hash of a short key's words
+ * for most fields (swag -w 1000 distinct pays 21 instructions a record for the
+ * identities, where XXH3 took 33), XXH3 for a longer one.
+ */
+static inline uint64_t
+value_identity(const struct distinct_window *w, const char *text, size_t len)
+{
+	uint64_t a, b;
+
+	if (len > HASH_WORDS_MAX)
+		return hash_bytes(text, len, w->id_seed);
+	hash_key_words(text, len, &a, &b);
+	return hash_words(&w->id_words, a, b, len);
 }
 
 /* The register that hash goes to: its top p bits, 0 .. 2^p-1. */
@@ -741,7 +770,7 @@ multiset_rebuild(struct distinct_window *w)
 	hashtable_clear(&w->table, sizeof(struct multiset_slot));
 	for (uint64_t pos = first_value(w, w->ring.head); pos != w->ring.tail;
 	    pos = next_value(w, pos))
-		multiset_add(&w->table, load_hash(RING_AT(&w->ring, struct ring_slot, pos)->hash));
+		multiset_add(&w->table, load_hash(RING_AT(&w->ring, struct ring_slot, pos)->id));
 	w->table_valid = true;
 	w->unused_pushes = 0;
 }
@@ -749,8 +778,9 @@ multiset_rebuild(struct distinct_window *w)
 /*
  * Makes an empty distinct window of 2^P registers, P being params->hll_bits, or
  * AGG_DISTINCT_DEFAULT_BITS when that is outside 4..18 (0: not set).  params->hash_seed
- * seeds the exact table's probe positions; no result depends on it.  Returns the
- * window, owned by the caller until destroy, or NULL when memory is short.
+ * seeds the exact table's probe positions and the values' identities; no result
+ * depends on it but by a collision of identities (see above).  Returns the window,
+ * owned by the caller until destroy, or NULL when memory is short.
  */
 static struct agg *
 distinct_create(const struct agg_kind *kind, const struct agg_params *params)
@@ -773,6 +803,12 @@ distinct_create(const struct agg_kind *kind, const struct agg_params *params)
 	ring_init(&w->ring);
 	ring_set_limit(&w->ring, agg_ring_limit(params));
 	hashtable_init(&w->table, params->hash_seed);
+	/*
+	 * Apart from the table's own use of the seed (hashtable_hash_u64), and never the
+	 * sketch's fixed seed, whatever the run's: splitmix64 outputs of it.
+	 */
+	w->id_words = hash_words_seed(params->hash_seed ^ AGG_DISTINCT_SEED);
+	w->id_seed = w->id_words.mix;
 	w->table_valid = true;
 	w->gap_start = NO_GAP;
 	memset(w->sigma_zeros, 0xff, sizeof(w->sigma_zeros));
@@ -801,7 +837,7 @@ static int
 distinct_push(struct agg *agg, const struct agg_value *value, int64_t time)
 {
 	struct distinct_window *w = (struct distinct_window *)agg;
-	uint64_t hash = 0;
+	uint64_t hash = 0, id = 0;
 	struct ring_slot *slot;
 
 	(void)time;
@@ -811,6 +847,7 @@ distinct_push(struct agg *agg, const struct agg_value *value, int64_t time)
 		uint64_t values = w->values + 1;
 
 		hash = agg_distinct_hash(value->text, value->text_len);
+		id = value_identity(w, value->text, value->text_len);
 		if (w->table_valid) {
 			/* A dropped table must have room for its rebuild in pop. */
 			if (hashtable_reserve(&w->table, &multiset_ops, table_drops(w, values) ?
@@ -823,6 +860,7 @@ distinct_push(struct agg *agg, const struct agg_value *value, int64_t time)
 
 	slot = RING_AT(&w->ring, struct ring_slot, w->ring.tail);
 	store_hash(slot->hash, hash);
+	store_hash(slot->id, id);
 	slot->missing = !value->has_text;
 	slot->skip = false;
 	if (!value->has_text) {
@@ -848,7 +886,7 @@ distinct_push(struct agg *agg, const struct agg_value *value, int64_t time)
 		if (table_drops(w, w->values)) {
 			w->table_valid = false;
 		} else {
-			multiset_add(&w->table, hash);
+			multiset_add(&w->table, id);
 			w->unused_pushes += w->values > w->exact_limit;
 		}
 	}
@@ -895,7 +933,7 @@ distinct_pop(struct agg *agg)
 	}
 	w->values--;
 	if (w->table_valid)
-		multiset_remove(&w->table, load_hash(slot->hash));
+		multiset_remove(&w->table, load_hash(slot->id));
 	else if (w->values <= w->exact_limit)
 		multiset_rebuild(w);
 }
@@ -987,16 +1025,17 @@ agg_distinct_inspect(struct agg *agg, struct distinct_state *state)
 
 /*
  * The cumulative window (@all) never lets a value go, so it keeps no ring: the set of
- * its distinct hashes (the table, each key's count unused) while there are at most
- * 2^P/8 of them, then only the sketch, its back half, into which the table's hashes
- * are folded when the 2^P/8+1st distinct value comes and the table is freed.  Memory
- * is thus at most the table's, then 2·2^P bytes, whatever the input's length.
+ * its distinct identities (the table, each with its hash, the count unused) while
+ * there are at most 2^P/8 of them, then only the sketch, its back half, into which the
+ * table's hashes are folded when the 2^P/8+1st distinct value comes and the table is
+ * freed.  Memory is thus at most the table's, then 2·2^P bytes, whatever the input's
+ * length.
  */
 static int
 distinct_push_all(struct agg *agg, const struct agg_value *value, int64_t time)
 {
 	struct distinct_window *w = (struct distinct_window *)agg;
-	uint64_t hash, table_hash;
+	uint64_t hash, id, table_hash;
 	size_t index;
 
 	(void)time;
@@ -1008,8 +1047,9 @@ distinct_push_all(struct agg *agg, const struct agg_value *value, int64_t time)
 	} else if (w->table.slots == NULL &&
 	    hashtable_reserve(&w->table, &multiset_ops, 1) != 0) {
 		return -1;
-	} else if (hashtable_find(&w->table, &multiset_ops,
-	    table_hash = hashtable_hash_u64(&w->table, hash), multiset_matches, &hash,
+	} else if (id = value_identity(w, value->text, value->text_len),
+	    hashtable_find(&w->table, &multiset_ops,
+	    table_hash = hashtable_hash_u64(&w->table, id), multiset_matches, &id,
 	    &index)) {
 		/* Seen before: the count of distinct values stays. */
 	} else if (w->table.count < w->exact_limit) {
@@ -1018,7 +1058,8 @@ distinct_push_all(struct agg *agg, const struct agg_value *value, int64_t time)
 		if (hashtable_make_room(&w->table, &multiset_ops, table_hash, &index) != 0)
 			return -1;
 		slot = hashtable_claim(&w->table, sizeof(*slot), index);
-		store_hash(slot->key, hash);
+		store_hash(slot->key, id);
+		store_hash(slot->hash, hash);
 		slot->count = 1;
 	} else {
 		if (sketch_start(w) != 0)
@@ -1028,7 +1069,7 @@ distinct_push_all(struct agg *agg, const struct agg_value *value, int64_t time)
 			    sizeof(*slot), i);
 
 			if (multiset_occupied(slot))
-				sketch_push(w, load_hash(slot->key));
+				sketch_push(w, load_hash(slot->hash));
 		}
 		hashtable_free(&w->table);
 		w->table_valid = false;

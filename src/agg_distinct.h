@@ -20,8 +20,9 @@ extern const struct agg_kind agg_distinct;
 #define AGG_DISTINCT_MAX_BITS 18
 
 /*
- * The fixed XXH3 seed of every value's hash.  Fixed, not per run: the estimate depends
- * on the hashes, and the same input must always give the same output.
+ * The fixed XXH3 seed of every value's hash for the sketch.  Fixed, not per run: the
+ * estimate depends on the hashes, and the same input must always give the same output.
+ * (The exact count keys on another hash, seeded per run: agg_distinct.c.)
  */
 #define AGG_DISTINCT_SEED UINT64_C(0x5377616744697374)	/* "SwagDist" */
 

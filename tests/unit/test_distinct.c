@@ -328,6 +328,44 @@ Test(distinct, hash_is_xxh3_with_fixed_seed)
 	cr_assert_eq(agg_distinct_hash("", 0), XXH3_64bits_withSeed("", 0, AGG_DISTINCT_SEED));
 }
 
+/*
+ * Exact means by the text, also for texts made to share the sketch's fixed hash: with
+ * the seed known, a 32-byte text whose first 8 bytes cancel XXH3's secret hashes the
+ * same whatever its next 8 (agg_distinct.c).  500 of them, all of one hash, are 500
+ * values, under any seed of the run.
+ */
+Test(distinct, crafted_hash_collisions_count_apart)
+{
+	static const unsigned char head[8] = { 0x2c, 0x72, 0xd6, 0x7d, 0x8a, 0x05, 0xc3, 0x11 };
+	static const unsigned char tail[8] = { 0x52, 0x48, 0xd7, 0x2d, 0xeb, 0xf1, 0x0e, 0x2f };
+	uint64_t seeds[] = { 1, 0, UINT64_C(0x9e3779b97f4a7c15) };
+
+	for (size_t s = 0; s < sizeof(seeds) / sizeof(seeds[0]); s++) {
+		struct agg *agg = make_window(12, seeds[s]);
+		char text[32];
+		struct agg_value value = { 0 };
+		uint64_t shared = 0;
+
+		value.has_text = true;
+		value.text = text;
+		value.text_len = sizeof(text);
+		for (uint64_t i = 0; i < 500; i++) {
+			memcpy(text, head, 8);
+			memcpy(text + 8, &i, 8);
+			memcpy(text + 16, tail, 8);
+			memcpy(text + 24, "ZZZZZZZZ", 8);
+			if (i == 0)
+				shared = agg_distinct_hash(text, sizeof(text));
+			cr_assert_eq(agg_distinct_hash(text, sizeof(text)), shared,
+			    "the texts share one fixed-seed hash");
+			cr_assert_eq(agg_step_push(agg, &value), 0);
+			cr_assert_eq(result_count(agg), i + 1, "seed %llu, value %llu",
+			    (unsigned long long)seeds[s], (unsigned long long)i);
+		}
+		agg->kind->destroy(agg);
+	}
+}
+
 /* A small window never allocates the sketches: one per group must stay cheap. */
 Test(distinct, small_window_stays_small)
 {
@@ -352,8 +390,8 @@ Test(distinct, small_window_stays_small)
 }
 
 /*
- * The hash seed places keys in the exact table and nothing else: two windows with
- * different seeds give the same results all along.
+ * The hash seed places keys in the exact table and seeds the values' identities, and
+ * changes no result: two windows with different seeds give the same results all along.
  */
 Test(distinct, hash_seed_never_changes_a_result)
 {
