@@ -2115,11 +2115,17 @@ pipeline_header(struct pipeline *p, const struct record *record)
 	const struct pipeline_config *config = p->config;
 	struct output *out = p->out;
 
+	/* With -a every input's header must be the first's (written once): exit 1. */
+	if (p->header_written && config->append && !same_header(p, record)) {
+		p->report->first_input = p->header_input;
+		p->status = PIPELINE_HEADER_MISMATCH;
+		return false;
+	}
 	for (size_t i = 0; i < config->spec_count; i++) {
 		struct agg_spec *spec = &config->specs[i];
 		struct column_ref ref;
 
-		/* As written: a number the first input's header named may be a field here. */
+		/* Parsed as written; the first header decides a number's kind (taken). */
 		if (spec->column.text != NULL && (column_parse(spec->column.text,
 		    spec->column.text_len, &ref) < 0 ||
 		    !resolve_column(p, record, &ref, &spec->column.taken, &spec->column.number,
@@ -2133,15 +2139,8 @@ pipeline_header(struct pipeline *p, const struct record *record)
 	    &p->group_taken, &p->group_column, &p->group_from_end))
 		return false;
 	pipeline_bind_columns(p);
-	if (p->header_written) {
-		/* Written once, from the first input; with -a every input's must match. */
-		if (config->append && !same_header(p, record)) {
-			p->report->first_input = p->header_input;
-			p->status = PIPELINE_HEADER_MISMATCH;
-			return false;
-		}
-		return true;
-	}
+	if (p->header_written)
+		return true;	/* written once, from the first input */
 	p->header_written = true;
 	p->header_input = p->input_name;
 	if (config->append && !keep_header(p, record)) {
