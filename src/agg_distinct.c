@@ -2,13 +2,14 @@
  * agg_distinct.c: distinct, the number of different fields in the window.
  *
  * A field is identified by its exact text ("1" and "1.0" are two values) through two
- * 64-bit XXH3 hashes.  The sketch takes one with a fixed seed, so that the same input
+ * 64-bit hashes.  The sketch takes XXH3's with a fixed seed, so that the same input
  * always gives the same estimate.  The exact count takes the other, its identity,
  * seeded per run: with a known seed, XXH3-64 lets texts be made to share a hash (for
  * 17 to 128 bytes, 8 bytes that cancel the secret zero a product, and the 8 beside
  * them no longer count), and 2^64 of them would count as one.  With a seed nobody
- * knows, two texts share an identity with probability about w²/2^65 over a window of
- * w values.  (The sketch's fixed hash can be fooled the same way: the page says so.)
+ * knows (hash.h's short-key hash of up to 16 bytes, XXH3 beyond), two texts share an
+ * identity with probability about w²/2^65 over a window of w values.  (The sketch's
+ * fixed hash can be fooled the same way: the page says so.)
  *
  * Every record takes a slot of a ring (ring.h), like the two-stack engine's: the slot
  * keeps the value's two hashes (16 bytes), a "missing" flag and, on the front stack,
@@ -64,8 +65,8 @@
  *   for 2^P-byte registers.
  *
  * Memory: 20 bytes per slot, 3·2^P bytes of registers (front, back and the
- * rotation's spare), and a table of 20 bytes per entry sized for at most 2^P/4 keys
- * (at most 10·2^P bytes).  A row window's ring holds exactly its slots (ring.h): peak
+ * rotation's spare), and a table of 12 bytes per entry sized for at most 2^P/4 keys
+ * (at most 6·2^P bytes; the cumulative window's, 20 and 10·2^P).  A row window's ring holds exactly its slots (ring.h): peak
  * RSS grows by 20.0 to 20.1 bytes a slot from window 1,000 to 100,000, 1,000,000 and
  * 10,000,000.
  *
@@ -150,14 +151,19 @@ struct ring_slot {
 /* gap_start when the newest slot holds a value (or the ring is empty). */
 #define NO_GAP UINT64_MAX
 
-/*
- * A slot of the exact table: an identity (two halves, as above) and its count, 0 when
- * free; the cumulative window keeps the value's hash beside it for its sketch.
- */
+/* A slot of the exact table: an identity (two halves, as above) and its count, 0 when free. */
 struct multiset_slot {
 	uint32_t key[2];
-	uint32_t hash[2];
 	uint32_t count;
+};
+
+/*
+ * The cumulative window's slot: the same, and the value's hash beside it, which its
+ * sketch takes when the table is given up (a window's sketch takes the ring's).
+ */
+struct multiset_all_slot {
+	struct multiset_slot entry;
+	uint32_t hash[2];
 };
 
 struct distinct_window {
@@ -712,6 +718,9 @@ multiset_matches(const void *slot, const void *key)
 /* Grown at once (false): at most 2^P/8 keys, and lookups that search one table only. */
 static const struct hashtable_ops multiset_ops = { sizeof(struct multiset_slot),
     multiset_occupied, multiset_hash, false };
+/* The cumulative window's: the functions read the entry at the slot's start. */
+static const struct hashtable_ops multiset_all_ops = { sizeof(struct multiset_all_slot),
+    multiset_occupied, multiset_hash, false };
 
 /* Counts one more of key; the table must have room for one more key. */
 static void
@@ -1019,7 +1028,8 @@ agg_distinct_inspect(struct agg *agg, struct distinct_state *state)
 		state->estimate = current_estimate(w);
 	}
 	state->bytes = sizeof(*w) + (size_t)w->ring.cap * sizeof(struct ring_slot) +
-	    hashtable_capacity(&w->table) * sizeof(struct multiset_slot) +
+	    hashtable_capacity(&w->table) * (w->header.params.cumulative ?
+	    sizeof(struct multiset_all_slot) : sizeof(struct multiset_slot)) +
 	    (w->front != NULL ? (size_t)3 << w->p : 0);
 }
 
@@ -1045,27 +1055,27 @@ distinct_push_all(struct agg *agg, const struct agg_value *value, int64_t time)
 	if (w->front != NULL) {
 		sketch_push(w, hash);
 	} else if (w->table.slots == NULL &&
-	    hashtable_reserve(&w->table, &multiset_ops, 1) != 0) {
+	    hashtable_reserve(&w->table, &multiset_all_ops, 1) != 0) {
 		return -1;
 	} else if (id = value_identity(w, value->text, value->text_len),
-	    hashtable_find(&w->table, &multiset_ops,
+	    hashtable_find(&w->table, &multiset_all_ops,
 	    table_hash = hashtable_hash_u64(&w->table, id), multiset_matches, &id,
 	    &index)) {
 		/* Seen before: the count of distinct values stays. */
 	} else if (w->table.count < w->exact_limit) {
-		struct multiset_slot *slot;
+		struct multiset_all_slot *slot;
 
-		if (hashtable_make_room(&w->table, &multiset_ops, table_hash, &index) != 0)
+		if (hashtable_make_room(&w->table, &multiset_all_ops, table_hash, &index) != 0)
 			return -1;
 		slot = hashtable_claim(&w->table, sizeof(*slot), index);
-		store_hash(slot->key, id);
+		store_hash(slot->entry.key, id);
 		store_hash(slot->hash, hash);
-		slot->count = 1;
+		slot->entry.count = 1;
 	} else {
 		if (sketch_start(w) != 0)
 			return -1;
 		for (size_t i = 0; i < hashtable_capacity(&w->table); i++) {
-			const struct multiset_slot *slot = hashtable_slot(&w->table,
+			const struct multiset_all_slot *slot = hashtable_slot(&w->table,
 			    sizeof(*slot), i);
 
 			if (multiset_occupied(slot))

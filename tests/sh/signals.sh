@@ -61,6 +61,34 @@ expect_eq "SIGTERM while waiting: status" "$?" 143
 exec 3>&-
 expect_eq "SIGTERM while waiting: output" "$(tr '\n' ' ' < "$TMP/out")" "1 3 7 "
 
+# term_in_write WHAT PID: once swag (PID) blocks writing its results to the FIFO
+# $TMP/slow, which fd 4 holds open read-write and nobody reads, sends it SIGTERM, then
+# reads the FIFO into $TMP/out in the background (reader=its pid) and waits for swag
+# to end, which must be by the signal.  The caller closes fd 4 and waits for reader.
+term_in_write() {
+	local i
+	# Until its output is full (a pipe holds 64 KiB, the results 109 KiB): in the write.
+	for i in $(seq 200); do
+		grep -q pipe_write "/proc/$2/wchan" 2> /dev/null && break
+		sleep 0.05
+	done
+	kill -s TERM "$2"
+	# Read-only, so that it sees the end once swag and fd 4 (read-write) are gone.
+	cat < "$TMP/slow" > "$TMP/out" 4<&- &
+	reader=$!
+	for i in $(seq 400); do
+		kill -0 "$2" 2> /dev/null || break
+		sleep 0.05
+	done
+	checks=$((checks + 1))
+	if kill -0 "$2" 2> /dev/null; then
+		fail "$1: still running 20 s on"
+		kill -s KILL "$2"
+	fi
+	wait "$2" 2> /dev/null
+	expect_eq "$1: status" "$?" 143
+}
+
 # A signal while swag writes to a reader that does not keep up, its input still open
 # but quiet: once the write is done, swag ends by the signal, with every result of the
 # records it held, and does not wait for more input first: the signal came before its
@@ -73,26 +101,7 @@ seq 1 20000 > "$TMP/burst"
 pid=$!
 exec 3> "$TMP/fifo"
 cat "$TMP/burst" >&3
-# Until its output is full (a pipe holds 64 KiB, the results 109 KiB): in the write.
-for i in $(seq 200); do
-	grep -q pipe_write "/proc/$pid/wchan" 2> /dev/null && break
-	sleep 0.05
-done
-kill -s TERM "$pid"
-# Read-only, so that it sees the end once swag and fd 4 (read-write) are gone.
-cat < "$TMP/slow" > "$TMP/out" 4<&- &
-reader=$!
-for i in $(seq 400); do
-	kill -0 "$pid" 2> /dev/null || break
-	sleep 0.05
-done
-checks=$((checks + 1))
-if kill -0 "$pid" 2> /dev/null; then
-	fail "SIGTERM in a write, input quiet: still running 20 s on"
-	kill -s KILL "$pid"
-fi
-wait "$pid" 2> /dev/null
-expect_eq "SIGTERM in a write, input quiet: status" "$?" 143
+term_in_write "SIGTERM in a write, input quiet" "$pid"
 exec 3>&- 4<&-
 wait "$reader"
 expect_whole_lines "SIGTERM in a write, input quiet" "$TMP/out"
@@ -103,25 +112,7 @@ expect_whole_lines "SIGTERM in a write, input quiet" "$TMP/out"
 # wait for input then says ready and the read finds the end, in no fixed order.)
 exec 4<> "$TMP/slow"
 "$SWAG" -w 1 sum < "$TMP/burst" > "$TMP/slow" &
-pid=$!
-for i in $(seq 200); do
-	grep -q pipe_write "/proc/$pid/wchan" 2> /dev/null && break
-	sleep 0.05
-done
-kill -s TERM "$pid"
-cat < "$TMP/slow" > "$TMP/out" 4<&- &
-reader=$!
-for i in $(seq 400); do
-	kill -0 "$pid" 2> /dev/null || break
-	sleep 0.05
-done
-checks=$((checks + 1))
-if kill -0 "$pid" 2> /dev/null; then
-	fail "SIGTERM in the last write: still running 20 s on"
-	kill -s KILL "$pid"
-fi
-wait "$pid" 2> /dev/null
-expect_eq "SIGTERM in the last write: status" "$?" 143
+term_in_write "SIGTERM in the last write" "$!"
 exec 4<&-
 wait "$reader"
 expect_eq "SIGTERM in the last write: output" "$(wc -l < "$TMP/out")" 20000

@@ -332,7 +332,7 @@ Test(distinct, hash_is_xxh3_with_fixed_seed)
  * Exact means by the text, also for texts made to share the sketch's fixed hash: with
  * the seed known, a 32-byte text whose first 8 bytes cancel XXH3's secret hashes the
  * same whatever its next 8 (agg_distinct.c).  500 of them, all of one hash, are 500
- * values, under any seed of the run.
+ * values, under any seed of the run, and leave one at a time.
  */
 Test(distinct, crafted_hash_collisions_count_apart)
 {
@@ -360,6 +360,12 @@ Test(distinct, crafted_hash_collisions_count_apart)
 			    "the texts share one fixed-seed hash");
 			cr_assert_eq(agg_step_push(agg, &value), 0);
 			cr_assert_eq(result_count(agg), i + 1, "seed %llu, value %llu",
+			    (unsigned long long)seeds[s], (unsigned long long)i);
+		}
+		/* And each leaves as itself. */
+		for (uint64_t i = 1; i < 500; i++) {
+			agg_step_evict(agg, 1);
+			cr_assert_eq(result_count(agg), 500 - i, "seed %llu, evicted %llu",
 			    (unsigned long long)seeds[s], (unsigned long long)i);
 		}
 		agg->kind->destroy(agg);
