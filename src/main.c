@@ -1142,11 +1142,11 @@ main(int argc, char *argv[])
 	mem_free(settings.config.specs);
 	mem_free((void *)settings.config.na_texts);
 	/*
-	 * A signal that came with the end of the input (ppoll then says ready, and the
-	 * read finds the end) or in the last write stops nothing any more, but swag still
-	 * ends by it (swag(1), SIGNALS AND LIMITS): a shell loop stops at Ctrl-C.
+	 * A signal that came after the last read (as the last record was taken, or in the
+	 * last write) stopped nothing, but swag still ends by it (swag(1), SIGNALS AND
+	 * LIMITS), whatever else ended the run: a shell loop stops at Ctrl-C.
 	 */
-	if (status == PIPELINE_STOPPED || (status == PIPELINE_OK && stop_signal != 0))
+	if (stop_signal != 0)
 		return end_by_signal(stop_signal);
 	return exit_status;
 }

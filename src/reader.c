@@ -110,11 +110,16 @@ reader_poll(struct reader *r, int ms)
 		(void)sigprocmask(SIG_SETMASK, &old, NULL);
 		errno = saved;
 	}
+	/*
+	 * A signal pending when ppoll found the input ready (a Ctrl-C that also closed
+	 * the pipe: the writer's end and the signal come together) is handled as the
+	 * mask is restored, after ppoll returned: it stops the run all the same.
+	 */
+	if (r->stop != NULL && *r->stop)
+		return READER_STOPPED;
 	if (n >= 0)
 		return n;
-	if (errno != EINTR)
-		return READER_READ_ERROR;
-	return r->stop != NULL && *r->stop ? READER_STOPPED : 0;
+	return errno != EINTR ? READER_READ_ERROR : 0;
 }
 
 /*
@@ -173,6 +178,9 @@ reader_read(struct reader *r, void *dst, size_t cap)
 			return READER_STOPPED;
 		}
 	}
+	/* The end that a stop signal came with is a stop (reader_poll). */
+	if (n == 0 && r->stop != NULL && *r->stop)
+		return READER_STOPPED;
 	return n;
 }
 

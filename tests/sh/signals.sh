@@ -107,15 +107,34 @@ wait "$reader"
 expect_whole_lines "SIGTERM in a write, input quiet" "$TMP/out"
 
 # A signal after the input's end, in the last write: nothing is left to stop, but swag
-# still ends by the signal, so that a shell loop stops at Ctrl-C.  (The same holds for
-# a signal that comes with the end of a pipe, as when Ctrl-C ends tail -f | swag: the
-# wait for input then says ready and the read finds the end, in no fixed order.)
+# still ends by the signal, so that a shell loop stops at Ctrl-C.
 exec 4<> "$TMP/slow"
 "$SWAG" -w 1 sum < "$TMP/burst" > "$TMP/slow" &
 term_in_write "SIGTERM in the last write" "$!"
 exec 4<&-
 wait "$reader"
 expect_eq "SIGTERM in the last write: output" "$(wc -l < "$TMP/out")" 20000
+
+# A signal that comes with the end of the input (Ctrl-C ends the writer too): swag,
+# stopped in its wait for input, gets SIGTERM while its input ends, so that the wait
+# finds both the input ready and the signal.  It is a stop all the same: the record
+# cut short at the end (an open quote, a line without its end, which --strict would
+# refuse) is not taken, nothing is said of it, and swag ends by the signal.
+for args in '-c -w 2 sum|"2' '--strict -w 2 sum|x'; do
+	"$SWAG" ${args%|*} < "$TMP/fifo" > "$TMP/out" 2> "$TMP/err" &
+	pid=$!
+	exec 3> "$TMP/fifo"
+	printf '1\n%s' "${args#*|}" >&3
+	wait_for_output "$TMP/out"
+	kill -s STOP "$pid"
+	kill -s TERM "$pid"
+	exec 3>&-
+	kill -s CONT "$pid"
+	wait "$pid" 2> /dev/null
+	expect_eq "SIGTERM with the end, swag ${args%|*}: status" "$?" 143
+	expect_eq "SIGTERM with the end, swag ${args%|*}: output" "$(cat "$TMP/out")" 1
+	expect_eq "SIGTERM with the end, swag ${args%|*}: stderr" "$(cat "$TMP/err")" ""
+done
 
 # A signal the parent ignored (nohup) stays ignored.
 env --ignore-signal=HUP "$SWAG" -w 1 sum < "$TMP/fifo" > "$TMP/out" &
