@@ -727,6 +727,34 @@ check_input(const struct pipeline_input *input, bool first)
 }
 
 /*
+ * Opens the file name for reading, as open(2) does, but without waiting for a FIFO's
+ * writer: opening a FIFO blocks until one comes, and swag opens every file at the
+ * start, so that FIFOs whose writers come one after the other (cat a > fifo1; cat b >
+ * fifo2) would wait for each other.  A FIFO stays non-blocking, which the reader
+ * waits on as on any input (on Linux, poll(2) reports a FIFO's end only once a writer
+ * has come and gone, so that one nobody has written yet is waited for); any other file
+ * is made blocking again.
+ */
+static int
+open_input(const char *name)
+{
+	struct stat st;
+	int fd, flags, saved;
+
+	if ((fd = open(name, O_RDONLY | O_CLOEXEC | O_NONBLOCK)) < 0)
+		return -1;
+	if (fstat(fd, &st) == 0 && S_ISFIFO(st.st_mode))
+		return fd;
+	if ((flags = fcntl(fd, F_GETFL)) < 0 || fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) < 0) {
+		saved = errno;
+		(void)close(fd);
+		errno = saved;
+		return -1;
+	}
+	return fd;
+}
+
+/*
  * Opens the FILE arguments, all of them before the first is read: a missing one
  * stops swag before it writes anything (a cron job gets the whole answer or an error,
  * never a day's results without one of its files), and a log rotated while swag runs
@@ -764,32 +792,18 @@ open_inputs(struct settings *settings)
 			warn_message("standard input: %s", strerror(errno));
 			exit(EXIT_RESOURCE);
 		}
-	/*
-	 * FIFOs last: opening one waits for its writer, and a missing file after it
-	 * should not keep a cron job waiting before it fails.
-	 */
-	for (int pass = 0; pass < 2; pass++)
-		for (size_t i = 0; i < settings->input_count; i++) {
-			struct pipeline_input *input = &settings->inputs[i];
-			struct stat st;
-			bool fifo;
+	for (size_t i = 0; i < settings->input_count; i++) {
+		struct pipeline_input *input = &settings->inputs[i];
 
-			if (input->fd >= 0)
-				continue;	/* opened in the first pass */
-			if (strcmp(input->name, "-") == 0) {
-				input->name = "standard input";
-				input->fd = STDIN_FILENO;
-			} else {
-				fifo = stat(input->name, &st) == 0 && S_ISFIFO(st.st_mode);
-				if (fifo != (pass == 1))
-					continue;
-				if ((input->fd = open(input->name, O_RDONLY | O_CLOEXEC)) < 0) {
-					warn_message("%s: %s", input->name, strerror(errno));
-					exit(EXIT_RESOURCE);
-				}
-			}
-			check_input(input, i == 0);
+		if (strcmp(input->name, "-") == 0) {
+			input->name = "standard input";
+			input->fd = STDIN_FILENO;
+		} else if ((input->fd = open_input(input->name)) < 0) {
+			warn_message("%s: %s", input->name, strerror(errno));
+			exit(EXIT_RESOURCE);
 		}
+		check_input(input, i == 0);
+	}
 }
 
 /* Closes the FILE arguments and frees their list. */

@@ -242,11 +242,26 @@ exec 3>&-
 wait "$swag_pid"
 expect_eq "a FIFO after a file: results as they come" "$?|$got" "0|1 3 | 1 3 12 "
 
-# A missing file after a FIFO that nobody writes: swag opens the FIFOs last, so it
-# fails at once instead of waiting for a writer first (a cron job would hang).
+# A missing file after a FIFO that nobody writes: opening the FIFO does not wait
+# for its writer, so swag fails at once (a cron job would hang).
 timeout 20 "$SWAG" -w 2 sum fifo no-such-file > /dev/null 2> fifo.err
 expect_eq "a FIFO, then a missing file: status and message" "$?|$(cat fifo.err)" \
 	"3|swag: no-such-file: No such file or directory"
+
+# FIFOs whose writers come one after the other, each writing more than a pipe holds:
+# the second writer comes only once the first is read to its end, which swag must
+# not wait for at the start (as cat fifo fifo2 does not).
+mkfifo fifo2
+seq 1 100000 > many
+timeout 20 "$SWAG" -w 2 sum fifo fifo2 > fifos.out &
+swag_pid=$!
+# (timeout ends the writers, blocked in an open, should swag fail.)
+timeout 30 sh -c 'cat many > fifo; cat many > fifo2' 2> /dev/null &
+writers=$!
+wait "$swag_pid"
+expect_eq "FIFOs fed one after the other: status and records" \
+	"$?|$(wc -l < fifos.out)|$(sed -n '100001p' fifos.out)" "0|200000|100001"
+wait "$writers"
 
 # An output for awk: the results line up with the records, file after file.
 expect_eq "swag | awk over two files" \
