@@ -399,10 +399,17 @@ short_record(struct pipeline *p, uint64_t line, size_t number, size_t field_coun
 	    !pipeline_problem(p, PROBLEM_SHORT_RECORD, line, number, NULL, field_count);
 }
 
-/* True when a CSV reader would not read text back as it is without quotes. */
+/*
+ * True when a CSV reader would not read text back as it is without quotes.  Where a
+ * space separates the output, a TAB inside is as much a separator to its readers
+ * (awk, swag: a run of blanks), and is quoted as the space is.
+ */
 static bool
 needs_quotes(const struct pipeline *p, const char *text, size_t len)
 {
+	char delimiter = p->config->output_delimiter;
+	char blank = delimiter == ' ' ? '\t' : '"';
+
 	if (len == 0)
 		return false;
 	if (is_blank(text[0]) || is_blank(text[len - 1]))
@@ -410,7 +417,7 @@ needs_quotes(const struct pipeline *p, const char *text, size_t len)
 	for (size_t i = 0; i < len; i++) {
 		char c = text[i];
 
-		if (c == p->config->output_delimiter || c == '"' || c == '\n' || c == '\r')
+		if (c == delimiter || c == blank || c == '"' || c == '\n' || c == '\r')
 			return true;
 	}
 	return false;

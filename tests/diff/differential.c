@@ -1207,6 +1207,7 @@ add_record(struct tcase *c, const struct record *r)
 	c->rec[c->nrec++] = *r;
 }
 
+/* Whether an output field needs quotes (swag(1), -o): a TAB too where a space separates. */
 static bool
 needs_quotes(const char *s, size_t n, char delimiter)
 {
@@ -1215,7 +1216,8 @@ needs_quotes(const char *s, size_t n, char delimiter)
 	if (is_blank(s[0]) || is_blank(s[n - 1]))
 		return true;
 	for (size_t i = 0; i < n; i++)
-		if (s[i] == delimiter || s[i] == '"' || s[i] == '\n' || s[i] == '\r')
+		if (s[i] == delimiter || (delimiter == ' ' && s[i] == '\t') || s[i] == '"' ||
+		    s[i] == '\n' || s[i] == '\r')
 			return true;
 	return false;
 }
