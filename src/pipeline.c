@@ -330,9 +330,18 @@ pipeline_fail(struct pipeline *p, enum problem_kind kind, uint64_t line, size_t 
 	r->failed_text_len = 0;
 	r->failed_text_cut = false;
 	if (field != NULL) {
-		r->failed_text_cut = field->len > sizeof(r->failed_text);
-		r->failed_text_len = r->failed_text_cut ? sizeof(r->failed_text) : field->len;
-		memcpy(r->failed_text, field->text, r->failed_text_len);
+		size_t len = field->len;
+
+		r->failed_text_cut = len > sizeof(r->failed_text);
+		if (r->failed_text_cut) {
+			/* Cut before a UTF-8 character that would not fit whole (at most 3 back). */
+			len = sizeof(r->failed_text);
+			for (int back = 0; back < 3 && ((unsigned char)field->text[len] & 0xc0) == 0x80;
+			    back++)
+				len--;
+		}
+		r->failed_text_len = len;
+		memcpy(r->failed_text, field->text, len);
 	}
 }
 
@@ -585,7 +594,8 @@ time_problem(struct pipeline *p, const struct record *record, size_t column,
     const struct field *field, size_t taken, const struct agg_value *v, bool ok, int64_t t)
 {
 	struct field joined_field;
-	char joined[PIPELINE_QUOTE_MAX];
+	/* What a message quotes, and the byte after it, which pipeline_fail looks at. */
+	char joined[PIPELINE_QUOTE_MAX + 1];
 	enum epoch_unit unit;
 
 	/*
