@@ -64,8 +64,8 @@
  * stays a leaf of a heap with x[lo] still in mid or lower's top, it calls nothing,
  * and keeps lo_at and hi_at when x[lo] kept its place).  A key's steps (-g, the
  * indexed move) take the push and the removals inline, the other moves call them.
- * This file's code costs that command 162 instructions a record (callgrind,
- * SWAG_HASH_SEED=1: this file's functions with what they inline), against 93 for the
+ * This file's code costs that command 180 instructions a record (callgrind,
+ * SWAG_HASH_SEED=1: this file's functions with what they inline), against 95 for the
  * row window's -w 1000 p99:2.  Out of line (one key's time window: web-06's lines of
  * the same file), a push costs about 95 and a discard 190 (1.9 values a call: about
  * 50 a value removed, the rest the rank, x[lo]'s place and the result's state for the
