@@ -1030,8 +1030,9 @@ report_failure(const struct pipeline_report *r, bool first_timestamp)
 		warn_message("%sline %llu, column %s: '%s' is not a timestamp%s%s", where,
 		    (unsigned long long)r->failed_line, column, quoted, hint, before);
 	else if (r->failed_kind == PROBLEM_TIME_BACKWARDS)
-		warn_message("%sline %llu, column %s: timestamp '%s' goes backwards", where,
-		    (unsigned long long)r->failed_line, column, quoted);
+		warn_message("%sline %llu, column %s: timestamp '%s' goes backwards%s", where,
+		    (unsigned long long)r->failed_line, column, quoted, r->failed_after_idle ?
+		    " (behind the end of a bucket written while the input was idle)" : "");
 	else
 		warn_message("%sline %llu, column %s: the record has only %zu field%s%s", where,
 		    (unsigned long long)r->failed_line, column, r->failed_field_count,

@@ -118,6 +118,8 @@ struct bucket {
 	int64_t idle_since;		/* ... and the elapsed_clock then */
 	int64_t seen_time;		/* the time at the timer's last look, or
 					   INT64_MIN before the first */
+	int64_t moved_time;		/* the bucket's end the timer last moved the
+					   time to, or INT64_MIN */
 };
 
 /*
@@ -658,6 +660,8 @@ time_problem(struct pipeline *p, const struct record *record, size_t column,
 		return !pipeline_problem(p, PROBLEM_BAD_TIMESTAMP, record->line, column,
 		    field, record->field_count);
 	}
+	/* Behind the time that the idle timer moved on (its message says so). */
+	p->report->failed_after_idle = p->bucket.span > 0 && p->time == p->bucket.moved_time;
 	return !pipeline_problem(p, PROBLEM_TIME_BACKWARDS, record->line, column,
 	    field, record->field_count);
 }
@@ -1718,7 +1722,7 @@ bucket_timer(void *context, bool timed_out, int *timeout_ms)
 		if (!bucket_write(p))
 			return -1;
 		if (end > p->time)
-			p->time = end;
+			p->time = bk->moved_time = end;
 		bk->seen_time = p->time;
 		bucket_next(p);
 		if (output_flush(p->out) != 0) {
@@ -2627,6 +2631,7 @@ pipeline_init(struct pipeline *p, const struct pipeline_config *config)
 
 		bk->span = config->bucket;
 		bk->seen_time = INT64_MIN;	/* no timestamp is (1677-09-21T00:12:43Z) */
+		bk->moved_time = INT64_MIN;
 		bk->span_sec = config->bucket / NANOS_PER_SECOND;
 		bk->span_nsec = (uint32_t)(config->bucket % NANOS_PER_SECOND);
 		/* Weeks start on Monday, 1970-01-05 (swag(1), BUCKETS), as date_trunc's do. */

@@ -120,6 +120,9 @@ struct pipeline_report {
 	char failed_text[PIPELINE_QUOTE_MAX];
 	size_t failed_text_len;			/* may be less than the field's length */
 	bool failed_text_cut;			/* the field was longer */
+	bool failed_after_idle;			/* a timestamp gone backwards is behind
+						   the end of a bucket that -s wrote while
+						   the input was idle */
 	/* With PIPELINE_UNKNOWN_COLUMN: the name, and the header's names,
 	   ", "-separated (header_names is the caller's to free). */
 	const char *failed_column_name;

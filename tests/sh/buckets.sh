@@ -149,6 +149,34 @@ expect_eq "idle: the late record counts in the next bucket" "$line" "1764504005	
 expect_eq "idle: the late record is reported" "$(cat "$TMP/err")" \
     "swag: 1 timestamp went backwards, taken as the newest before (first: line 3, column 1)"
 
+# With --strict the late record stops the run, and the message says what it is
+# behind: though newer than every timestamp read, it goes backwards from the end of
+# the bucket written while the input was idle.
+on_fifo --strict -t 1 -s 1s count
+echo "1764504000.5 1" >&3
+next_line
+expect_eq "idle, --strict: the bucket" "$line" "1764504000	1"
+echo "1764504000.9 1" >&3
+exec 3>&-
+next_line
+end_fifo
+expect_eq "idle, --strict: status and message" "$status|$line|$(cat "$TMP/err")" \
+    "1|timeout|swag: line 2, column 1: timestamp '1764504000.9' goes backwards (behind the end of a bucket written while the input was idle)"
+
+# The end of the input after the clock wrote a bucket: the bucket the clock has
+# reached, quiet but within the window of the record, is written too (from a file,
+# where no clock runs, the record's bucket alone).
+on_fifo -t 1 -w 6s -s 1s count
+echo "1764504000.5 1" >&3
+next_line
+expect_eq "idle, the end: the bucket" "$line" "1764504000	1"
+exec 3>&-
+next_line
+end_fifo
+expect_eq "idle, the end: the bucket the clock reached" "$status|$line" "0|1764504001	1"
+expect_eq "the end, from a file" "$(echo "1764504000.5 1" | "$SWAG" -t 1 -w 6s -s 1s count)" \
+    "1764504000	1"
+
 # Lines that bring no newer timestamp (here none that can be read) leave the log's
 # clock running from the newest: the bucket still comes out 1.5 + 2 s into the wait,
 # not 3.5 s after the last of them (6.5 s), and they count in it (with a warning).
