@@ -83,7 +83,8 @@ cmp -s "$TMP/got2" "$TMP/expected2" || fail "column 2 beside column 1: $(diff "$
 # Short lines in every shape that the word-at-a-time test of a bare field
 # (short_bare_line) must tell apart: blanks and CRs before, inside or after the number,
 # lengths around 8 and 16 bytes, blank lines, numbers, words and --na texts, and a last
-# line without its LF.  The plain loop must agree with the general one (-C) and with awk.
+# line without its LF.  That path must agree with the general split (which -C takes)
+# and with awk.
 awk 'BEGIN {
 	srand(11)
 	split(" |\t|\r| \r|\t\r", ends, "|")
@@ -126,7 +127,7 @@ cut -f 2,3 "$TMP/expected-short" | cmp -s - "$TMP/got-short" ||
 checks=$((checks + 1))
 "$SWAG" --na NA -C -w 3 count sum distinct < "$TMP/short" 2>/dev/null | cut -f 2,3 > "$TMP/got-short"
 cut -f 2,3 "$TMP/expected-short" | cmp -s - "$TMP/got-short" ||
-	fail "short lines, general loop: $(cut -f 2,3 "$TMP/expected-short" | diff - "$TMP/got-short" | head -n 4)"
+	fail "short lines, general split: $(cut -f 2,3 "$TMP/expected-short" | diff - "$TMP/got-short" | head -n 4)"
 expect_eq "short lines: the first word that is not a number" \
 	"$("$SWAG" --strict -w 3 sum < "$TMP/short" 2>&1 >/dev/null)" \
 	"$(awk '{ sub(/\r$/, "") } $1 ~ /^n/ { printf "swag: line %d, column 1: '"'"'%s'"'"' is not a number\n", NR, $1; exit }' "$TMP/short")"
