@@ -730,20 +730,24 @@ check_input(const struct pipeline_input *input, bool first)
  * Opens the file name for reading, as open(2) does, but without waiting for a FIFO's
  * writer: opening a FIFO blocks until one comes, and swag opens every file at the
  * start, so that FIFOs whose writers come one after the other (cat a > fifo1; cat b >
- * fifo2) would wait for each other.  A FIFO stays non-blocking, which the reader
- * waits on as on any input (on Linux, poll(2) reports a FIFO's end only once a writer
- * has come and gone, so that one nobody has written yet is waited for); any other file
- * is made blocking again.
+ * fifo2) would wait for each other.  A FIFO is opened non-blocking and stays so, which
+ * the reader waits on as on any input (on Linux, poll(2) reports a FIFO's end only once
+ * a writer has come and gone, so that one nobody has written yet is waited for).  Any
+ * other file is opened as it always was: O_NONBLOCK would change what its open does (a
+ * file under another's lease, a serial line, an exclusive device would fail at once
+ * instead of waiting), and a file that stat(2) took for a FIFO but is none by the time
+ * it is open is made blocking again.
  */
 static int
 open_input(const char *name)
 {
 	struct stat st;
 	int fd, flags, saved;
+	bool fifo = stat(name, &st) == 0 && S_ISFIFO(st.st_mode);
 
-	if ((fd = open(name, O_RDONLY | O_CLOEXEC | O_NONBLOCK)) < 0)
+	if ((fd = open(name, O_RDONLY | O_CLOEXEC | (fifo ? O_NONBLOCK : 0))) < 0)
 		return -1;
-	if (fstat(fd, &st) == 0 && S_ISFIFO(st.st_mode))
+	if (!fifo || (fstat(fd, &st) == 0 && S_ISFIFO(st.st_mode)))
 		return fd;
 	if ((flags = fcntl(fd, F_GETFL)) < 0 || fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) < 0) {
 		saved = errno;

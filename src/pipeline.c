@@ -412,14 +412,14 @@ short_record(struct pipeline *p, uint64_t line, size_t number, size_t field_coun
 
 /*
  * True when a CSV reader would not read text back as it is without quotes.  Where a
- * space separates the output, a TAB inside is as much a separator to its readers
- * (awk, swag: a run of blanks), and is quoted as the space is.
+ * space separates the output, a TAB inside is quoted as the space is: to a reader of
+ * blank-separated text either blank ends a field, and one that reads quotes (xargs,
+ * Python's shlex) takes the quoted field whole, as it does one holding a space.
  */
 static bool
 needs_quotes(const struct pipeline *p, const char *text, size_t len)
 {
 	char delimiter = p->config->output_delimiter;
-	char blank = delimiter == ' ' ? '\t' : '"';
 
 	if (len == 0)
 		return false;
@@ -428,7 +428,8 @@ needs_quotes(const struct pipeline *p, const char *text, size_t len)
 	for (size_t i = 0; i < len; i++) {
 		char c = text[i];
 
-		if (c == delimiter || c == blank || c == '"' || c == '\n' || c == '\r')
+		if (c == delimiter || (delimiter == ' ' && c == '\t') || c == '"' ||
+		    c == '\n' || c == '\r')
 			return true;
 	}
 	return false;
@@ -660,7 +661,10 @@ time_problem(struct pipeline *p, const struct record *record, size_t column,
 		return !pipeline_problem(p, PROBLEM_BAD_TIMESTAMP, record->line, column,
 		    field, record->field_count);
 	}
-	/* Behind the time that the idle timer moved on (its message says so). */
+	/*
+	 * Behind the time that the idle timer moved on to a bucket's end (its message
+	 * says so; a record read since may have brought that very time).
+	 */
 	p->report->failed_after_idle = p->bucket.span > 0 && p->time == p->bucket.moved_time;
 	return !pipeline_problem(p, PROBLEM_TIME_BACKWARDS, record->line, column,
 	    field, record->field_count);

@@ -165,16 +165,17 @@ expect_eq "idle, --strict: status and message" "$status|$line|$(cat "$TMP/err")"
 
 # The end of the input after the clock wrote a bucket: the bucket the clock has
 # reached, quiet but within the window of the record, is written too (from a file,
-# where no clock runs, the record's bucket alone).
-on_fifo -t 1 -w 6s -s 1s count
-echo "1764504000.5 1" >&3
+# where no clock runs, the record's bucket alone).  The clock writes the first
+# bucket 2.5 s into the wait, the next 5 s later: time enough to end the input.
+on_fifo -t 1 -w 30s -s 5s count
+echo "1764504004.5 1" >&3
 next_line
 expect_eq "idle, the end: the bucket" "$line" "1764504000	1"
 exec 3>&-
 next_line
 end_fifo
-expect_eq "idle, the end: the bucket the clock reached" "$status|$line" "0|1764504001	1"
-expect_eq "the end, from a file" "$(echo "1764504000.5 1" | "$SWAG" -t 1 -w 6s -s 1s count)" \
+expect_eq "idle, the end: the bucket the clock reached" "$status|$line" "0|1764504005	1"
+expect_eq "the end, from a file" "$(echo "1764504004.5 1" | "$SWAG" -t 1 -w 30s -s 5s count)" \
     "1764504000	1"
 
 # Lines that bring no newer timestamp (here none that can be read) leave the log's

@@ -121,11 +121,17 @@ expect_eq "SIGTERM in the last write: output" "$(wc -l < "$TMP/out")" 20000
 # cut short at the end (an open quote, a line without its end, which --strict would
 # refuse) is not taken, nothing is said of it, and swag ends by the signal.
 for args in '-c -w 2 sum|"2' '--strict -w 2 sum|x'; do
+	: > "$TMP/out"
 	"$SWAG" ${args%|*} < "$TMP/fifo" > "$TMP/out" 2> "$TMP/err" &
 	pid=$!
 	exec 3> "$TMP/fifo"
 	printf '1\n%s' "${args#*|}" >&3
 	wait_for_output "$TMP/out"
+	# Until it waits for input (poll), where the old fault lay.
+	for i in $(seq 200); do
+		grep -q poll "/proc/$pid/wchan" 2> /dev/null && break
+		sleep 0.05
+	done
 	kill -s STOP "$pid"
 	kill -s TERM "$pid"
 	exec 3>&-
