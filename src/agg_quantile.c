@@ -804,10 +804,22 @@ quantile_rank_slowly(uint64_t m, const struct agg_params *params, double *fracti
 	uint64_t den;
 
 	if (params->percentile_scale == 0) {
-		double h = (double)(int64_t)(m - 1) * params->percentile;
-		int64_t lo = (int64_t)h;
+		/*
+		 * q a double (swag(1): more than 16 decimals): h = (m - 1)·q exactly, as
+		 * p + e, its rounding and fma's exact error of it (m - 1 is a double
+		 * below 2^53 in any window that fits in memory).  lo = floor(h) is p's
+		 * floor, or one less when p is an integer that h lies just under (no
+		 * integer lies between h and a p that is not one); h - lo rounds once.
+		 */
+		double a = (double)(int64_t)(m - 1), q = params->percentile;
+		double p = a * q, e = fma(a, q, -p);
+		int64_t lo = (int64_t)p;
 
-		*fraction = h - (double)lo;
+		if ((double)lo == p && e < 0) {
+			*fraction = 1.0 + e;
+			return (uint64_t)(lo - 1);
+		}
+		*fraction = (p - (double)lo) + e;
 		return (uint64_t)lo;
 	}
 	/* Below 2^63 · 10^18 < 2^123. */

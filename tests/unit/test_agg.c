@@ -1672,7 +1672,8 @@ contract_expect(const struct contract_kind *c, struct contract_naive *w, uint64_
 		expect_of(c->kind, &w->numbers, min_count, &x->e);
 		return;
 	case QUANTILE: {
-		double sorted[CONTRACT_WINDOW], h, lo;
+		double sorted[CONTRACT_WINDOW], lo, fraction;
+		__float128 h;
 		size_t count = 0;
 		bool nan = false;
 
@@ -1691,13 +1692,17 @@ contract_expect(const struct contract_kind *c, struct contract_naive *w, uint64_
 			return;
 		}
 		qsort(sorted, count, sizeof(double), compare_doubles);
-		/* The man page's formula, as it reads. */
-		h = (double)(count - 1) * c->percentile;
-		lo = floor(h);
-		if (h == lo || sorted[(size_t)lo] == sorted[(size_t)lo + 1])
+		/*
+		 * The man page's formula, as it reads: h exact (binary128 holds the
+		 * product), h - lo rounded once.
+		 */
+		h = (__float128)(count - 1) * c->percentile;
+		lo = (double)(uint64_t)h;
+		fraction = (double)(h - (__float128)lo);
+		if (fraction == 0 || sorted[(size_t)lo] == sorted[(size_t)lo + 1])
 			x->e.want.number = sorted[(size_t)lo];
 		else
-			x->e.want.number = sorted[(size_t)lo] + (h - lo) *
+			x->e.want.number = sorted[(size_t)lo] + fraction *
 			    (sorted[(size_t)lo + 1] - sorted[(size_t)lo]);
 		return;
 	}

@@ -59,12 +59,17 @@ naive_sort(struct naive *w)
 	qsort(w->sorted, w->count, sizeof(double), compare_doubles);
 }
 
-/* The man page's percentile q of the sorted window, written out as it reads. */
+/*
+ * The man page's percentile q of the sorted window, written out as it reads: h = (n -
+ * 1)·q exact (in binary128, whose 113 bits hold any such product of a count below
+ * 2^60), h - lo rounded once to a double.
+ */
 static void
 naive_result(const struct naive *w, double q, uint64_t min_count, struct agg_result *r)
 {
 	const double *x = w->sorted;
-	double h, lo;
+	__float128 h;
+	double lo, fraction;
 
 	r->kind = AGG_RESULT_NULL;
 	if (w->count == 0 || w->count < min_count)
@@ -74,9 +79,10 @@ naive_result(const struct naive *w, double q, uint64_t min_count, struct agg_res
 		r->number = NAN;
 		return;
 	}
-	h = (double)(w->count - 1) * q;
-	lo = floor(h);
-	if (h == lo || x[(size_t)lo] == x[(size_t)lo + 1]) {
+	h = (__float128)(w->count - 1) * q;
+	lo = (double)(uint64_t)h;
+	fraction = (double)(h - (__float128)lo);
+	if (fraction == 0 || x[(size_t)lo] == x[(size_t)lo + 1]) {
 		r->number = x[(size_t)lo];
 	} else if (isfinite(x[(size_t)lo]) && isfinite(x[(size_t)lo + 1]) &&
 	    isinf(x[(size_t)lo + 1] - x[(size_t)lo])) {
@@ -86,9 +92,9 @@ naive_result(const struct naive *w, double q, uint64_t min_count, struct agg_res
 		 */
 		double a = ldexp(x[(size_t)lo], -1), b = ldexp(x[(size_t)lo + 1], -1);
 
-		r->number = ldexp(a + (h - lo) * (b - a), 1);
+		r->number = ldexp(a + fraction * (b - a), 1);
 	} else {
-		r->number = x[(size_t)lo] + (h - lo) * (x[(size_t)lo + 1] - x[(size_t)lo]);
+		r->number = x[(size_t)lo] + fraction * (x[(size_t)lo + 1] - x[(size_t)lo]);
 	}
 }
 
@@ -869,6 +875,43 @@ Test(quantile, rank_is_exact)
 			check_rank(names[i], &params, m);
 		for (size_t k = 0; k < sizeof(far) / sizeof(far[0]); k++)
 			check_rank(names[i], &params, far[k]);
+	}
+}
+
+/*
+ * A percentile with more than 16 decimals is the double q nearest to N/100 (swag(1),
+ * pN), and h = (m - 1)·q is still exact: quantile_rank against integer arithmetic on
+ * q's significand, the fraction rounded once.  In doubles, 50 times the q of
+ * p14.00000000000000001 is 7.000000000000001.
+ */
+Test(quantile, rank_of_a_double_q_is_exact)
+{
+	static const char *const names[] = { "p14.00000000000000001",
+	    "p29.00000000000000001", "p33.333333333333333333", "p99.99999999999999999",
+	    "p0.00000000000000000001", "p57.00000000000000000000001", "p50.000000000000000001" };
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		struct agg_params params;
+		int exponent;
+		uint64_t significand;
+
+		cr_assert_not_null(agg_lookup(names[i], strlen(names[i]), &params));
+		cr_assert_eq(params.percentile_scale, 0, "%s", names[i]);
+		significand = (uint64_t)ldexp(frexp(params.percentile, &exponent), 53);
+		exponent -= 53;
+		cr_assert(exponent < 0 && exponent > -128, "%s", names[i]);
+		for (uint64_t m = 1; m < (UINT64_C(1) << 53); m = m < 3000 ? m + 1 :
+		    m * 5 / 3 + 12345) {
+			unsigned __int128 product = (unsigned __int128)(m - 1) * significand;
+			unsigned __int128 rest = product & (((unsigned __int128)1 << -exponent) - 1);
+			double fraction, expected = ldexp((double)rest, exponent);
+			uint64_t lo = quantile_rank(m, &params, &fraction);
+
+			cr_assert_eq(lo, (uint64_t)(product >> -exponent), "%s of %llu: rank %llu",
+			    names[i], (unsigned long long)m, (unsigned long long)lo);
+			cr_assert_eq(fraction, expected, "%s of %llu: %.17g, not %.17g", names[i],
+			    (unsigned long long)m, fraction, expected);
+		}
 	}
 }
 
