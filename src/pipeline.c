@@ -1945,7 +1945,9 @@ pipeline_escape(char *dst, const char *text, size_t len)
 
 /*
  * The ", "-separated header names for the unknown-column message, escaped as a
- * message shows a field (a NUL among them would end the message there).
+ * message shows a field (a NUL among them would end the message there); an empty
+ * name, or one holding a comma or a quote, is quoted as a CSV field, so that the
+ * list reads as the names it holds ("a, b", c, "").
  */
 static char *
 join_header_names(const struct record *record)
@@ -1953,19 +1955,34 @@ join_header_names(const struct record *record)
 	size_t bytes = 1;
 	char *names, *s;
 
+	/* Escaped, a quote doubled takes no more than PIPELINE_ESCAPED's 4 a byte. */
 	for (size_t i = 0; i < record->field_count; i++)
-		bytes += PIPELINE_ESCAPED(record->fields[i].len) + 2;
+		bytes += PIPELINE_ESCAPED(record->fields[i].len) + 4;
 	if ((names = mem_realloc(NULL, bytes)) == NULL)
 		return NULL;
 	s = names;
 	for (size_t i = 0; i < record->field_count; i++) {
 		struct field name = header_name(record, i);
+		const char *text = name.text, *end = text + name.len, *quote;
+		bool quoted = name.len == 0 || memchr(text, ',', name.len) != NULL ||
+		    memchr(text, '"', name.len) != NULL;
 
 		if (i > 0) {
 			memcpy(s, ", ", 2);
 			s += 2;
 		}
-		s += pipeline_escape(s, name.text, name.len);
+		if (!quoted) {
+			s += pipeline_escape(s, text, name.len);
+			continue;
+		}
+		*s++ = '"';
+		while ((quote = memchr(text, '"', (size_t)(end - text))) != NULL) {
+			s += pipeline_escape(s, text, (size_t)(quote - text) + 1);
+			*s++ = '"';
+			text = quote + 1;
+		}
+		s += pipeline_escape(s, text, (size_t)(end - text));
+		*s++ = '"';
 	}
 	*s = '\0';
 	return names;
