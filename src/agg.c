@@ -2,6 +2,7 @@
  * agg.c: finding an aggregate by the name a user typed.
  */
 #include <stdbool.h>
+#include <stdio.h>
 #include <string.h>
 #include <strings.h>
 
@@ -33,15 +34,57 @@ static const struct {
 	{ "var", &agg_var },
 };
 
+/* The most significant digits of N that percentile_of keeps (see there). */
+#define PERCENTILE_DIGITS_MAX 800
+
+/*
+ * The double nearest to N / 100, rounded once (N / 100 in doubles rounds N first):
+ * text, the digits of N with at most one point, goes to parse_number as an integer of
+ * its significant digits and a power of ten, the point moved two places left.  Past
+ * PERCENTILE_DIGITS_MAX significant digits only whether the rest is all zeros can
+ * matter to the rounding, since no half-way point between two doubles has more than
+ * 767: the rest is kept as one digit 1 after the last (or dropped, if all zeros).
+ */
+static double
+percentile_of(const char *text, size_t len)
+{
+	char number[PERCENTILE_DIGITS_MAX + 32];
+	size_t digits = 0;
+	long long exponent = -2;
+	bool point = false, rest = false;
+	double q = 0.0;
+
+	for (size_t i = 0; i < len; i++) {
+		if (text[i] == '.') {
+			point = true;
+		} else if (digits == PERCENTILE_DIGITS_MAX) {
+			/* N <= 100: a digit past the limit lies after the point. */
+			rest |= text[i] != '0';
+		} else {
+			exponent -= point;
+			if (digits > 0 || text[i] != '0')
+				number[digits++] = text[i];
+		}
+	}
+	if (digits == 0)
+		return 0.0;
+	if (rest) {
+		number[digits++] = '1';
+		exponent--;
+	}
+	digits += (size_t)snprintf(number + digits, sizeof(number) - digits, "e%lld", exponent);
+	(void)parse_number(number, digits, &q);
+	return q;
+}
+
 /*
  * Reads the N of a percentile name pN: digits with at most one decimal point
- * (99, 99.9, 0.5, 100), from 0 to 100.  Returns true and stores N / 100 in params: a
- * double, and with at most AGG_PERCENTILE_DECIMALS decimals (trailing zeros aside)
+ * (99, 99.9, 0.5, 100), from 0 to 100.  Returns true and stores N / 100 in params: the
+ * double nearest to it, and with at most AGG_PERCENTILE_DECIMALS decimals (trailing zeros aside)
  * exactly too, a fraction whose denominator is a power of ten, from which
  * quantile_rank works h out exactly (p14 of 51 values is x[7], where 50 * 0.14 rounds
- * to 7.000000000000001).  More decimals keep the double alone: h can then be integral
- * only where the double is N / 100 exactly (a q of 2^-19 is 0.00019073486328125),
- * or past 10^13 values.
+ * to 7.000000000000001).  More decimals keep the double alone, from which
+ * quantile_rank works h out exactly too.
  */
 static bool
 parse_percentile(const char *text, size_t len, struct agg_params *params)
@@ -75,7 +118,7 @@ parse_percentile(const char *text, size_t len, struct agg_params *params)
 				if (*d != '0')
 					return false;
 	}
-	params->percentile = n / 100;
+	params->percentile = percentile_of(text, len);
 	params->percentile_num = 0;
 	params->percentile_scale = 0;
 	if (point != NULL)

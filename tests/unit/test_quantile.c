@@ -879,6 +879,37 @@ Test(quantile, rank_is_exact)
 }
 
 /*
+ * q is the double nearest to N/100 (swag(1), pN), rounded once, as strtod reads N with
+ * "e-2" after it: N rounded to a double, then divided by 100, is another double for
+ * p33.333333333333333333.  The last names put N/100 half-way between two doubles
+ * (0.5 + 2^-54), then a 1 beyond 800 significant digits that tips it up.
+ */
+Test(quantile, percentile_is_the_double_nearest_to_n_over_100)
+{
+	static const char half[] = "50.0000000000000055511151231257827021181583404541015625";
+	static const char *const names[] = { "p33.333333333333333333",
+	    "p2.6224154990951454752772", "p99.9", "p14", "p0.00000000000000000000001",
+	    "p100.000000000000000000000", "p66.66666666666666666666666666666" };
+	size_t count = sizeof(names) / sizeof(names[0]);
+	char name[1200], text[sizeof(name) + 4];
+
+	for (size_t i = 0; i < count + 3; i++) {
+		struct agg_params params;
+
+		if (i < count)
+			snprintf(name, sizeof(name), "%s", names[i]);
+		else if (i == count)
+			snprintf(name, sizeof(name), "p%s", half);
+		else	/* and 900 digits more: 0s, or 0s and a 1 */
+			snprintf(name, sizeof(name), "p%s%0*d", half, 900, i == count + 1);
+		snprintf(text, sizeof(text), "%se-2", name + 1);
+		cr_assert_not_null(agg_lookup(name, strlen(name), &params), "%.40s", name);
+		cr_assert_eq(params.percentile, strtod(text, NULL), "%.40s: %a, not %a", name,
+		    params.percentile, strtod(text, NULL));
+	}
+}
+
+/*
  * A percentile with more than 16 decimals is the double q nearest to N/100 (swag(1),
  * pN), and h = (m - 1)·q is still exact: quantile_rank against integer arithmetic on
  * q's significand, the fraction rounded once.  In doubles, 50 times the q of
