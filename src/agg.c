@@ -39,7 +39,8 @@ static const struct {
 
 /*
  * The double nearest to N / 100, rounded once (N / 100 in doubles rounds N first):
- * text, the digits of N with at most one point, goes to parse_number as an integer of
+ * text, the digits of N with at most one point (parse_percentile checks them), goes
+ * to parse_number as an integer of
  * its significant digits and a power of ten, the point moved two places left.  Past
  * PERCENTILE_DIGITS_MAX significant digits only whether the rest is all zeros can
  * matter to the rounding, since no half-way point between two doubles has more than
@@ -79,9 +80,9 @@ percentile_of(const char *text, size_t len)
 
 /*
  * Reads the N of a percentile name pN: digits with at most one decimal point
- * (99, 99.9, 0.5, 100), from 0 to 100.  Returns true and stores N / 100 in params: the
- * double nearest to it, and with at most AGG_PERCENTILE_DECIMALS decimals (trailing zeros aside)
- * exactly too, a fraction whose denominator is a power of ten, from which
+ * (99, 99.9, 0.5, 100), from 0 to 100.  Returns true and stores N / 100 in params:
+ * the double nearest to it, and with at most AGG_PERCENTILE_DECIMALS decimals
+ * (trailing zeros aside) exactly too, a fraction whose denominator is a power of ten, from which
  * quantile_rank works h out exactly (p14 of 51 values is x[7], where 50 * 0.14 rounds
  * to 7.000000000000001).  More decimals keep the double alone, from which
  * quantile_rank works h out exactly too.
@@ -93,7 +94,7 @@ parse_percentile(const char *text, size_t len, struct agg_params *params)
 	size_t digits = 0, points = 0;
 	uint64_t num = 0;
 	uint8_t scale = 2;
-	double n;
+	double q;
 
 	for (size_t i = 0; i < len; i++) {
 		if (text[i] == '.')
@@ -104,12 +105,12 @@ parse_percentile(const char *text, size_t len, struct agg_params *params)
 			return false;
 	}
 	if (digits == 0 || points > 1 || text[0] == '.' || text[len - 1] == '.' ||
-	    !parse_number(text, len, &n) || n > 100)
+	    (q = percentile_of(text, len)) > 1)
 		return false;
-	if (n == 100) {
+	if (q == 1) {
 		/*
-		 * A number just above 100 rounds to it: an integer part of 100 (not 99.99...)
-		 * and a fraction not all zeros (100.00000000000000000001) is no N.
+		 * A number just above 100 gives q = 1 too: an integer part of 100 (not
+		 * 99.99...) and a fraction not all zeros (100.00000000000000000001) is no N.
 		 */
 		for (d = text; *d == '0';)
 			d++;
@@ -118,7 +119,7 @@ parse_percentile(const char *text, size_t len, struct agg_params *params)
 				if (*d != '0')
 					return false;
 	}
-	params->percentile = percentile_of(text, len);
+	params->percentile = q;
 	params->percentile_num = 0;
 	params->percentile_scale = 0;
 	if (point != NULL)

@@ -336,10 +336,11 @@ pipeline_fail(struct pipeline *p, enum problem_kind kind, uint64_t line, size_t 
 
 		r->failed_text_cut = len > sizeof(r->failed_text);
 		if (r->failed_text_cut) {
-			/* Cut before a UTF-8 character that would not fit whole (at most 3 back). */
+			/* Cut before a UTF-8 character that would not fit whole: back over its
+			   continuation bytes, at most 3. */
 			len = sizeof(r->failed_text);
-			for (int back = 0; back < 3 && ((unsigned char)field->text[len] & 0xc0) == 0x80;
-			    back++)
+			while (len > sizeof(r->failed_text) - 3 &&
+			    ((unsigned char)field->text[len] & 0xc0) == 0x80)
 				len--;
 		}
 		r->failed_text_len = len;
@@ -419,7 +420,9 @@ short_record(struct pipeline *p, uint64_t line, size_t number, size_t field_coun
 static bool
 needs_quotes(const struct pipeline *p, const char *text, size_t len)
 {
+	/* The characters that end a field there: the delimiter, and a TAB beside a space. */
 	char delimiter = p->config->output_delimiter;
+	char also = delimiter == ' ' ? '\t' : delimiter;
 
 	if (len == 0)
 		return false;
@@ -428,8 +431,7 @@ needs_quotes(const struct pipeline *p, const char *text, size_t len)
 	for (size_t i = 0; i < len; i++) {
 		char c = text[i];
 
-		if (c == delimiter || (delimiter == ' ' && c == '\t') || c == '"' ||
-		    c == '\n' || c == '\r')
+		if (c == delimiter || c == also || c == '"' || c == '\n' || c == '\r')
 			return true;
 	}
 	return false;
