@@ -200,6 +200,43 @@ warn_message(const char *format, ...)
 	va_end(args);
 }
 
+/* The texts shown_n keeps at once (a message shows at most three), and the bytes of
+   each it shows: a path's longest, PATH_MAX. */
+#define SHOWN_KEPT 4
+#define SHOWN_MAX 4096
+
+/*
+ * Text from the command line, or a file's name, as a message shows it: a backslash
+ * doubled and a control byte as \xHH, as a field is shown (swag(1), BAD INPUT), so
+ * that a name holding a line end or a terminal's escape sequence stays one plain
+ * line, and cut with "..." past SHOWN_MAX bytes.  Returns a static buffer that lasts
+ * until SHOWN_KEPT more have been made; no allocation, so that a message never
+ * depends on memory.
+ */
+static const char *
+shown_n(const char *text, size_t len)
+{
+	static char kept[SHOWN_KEPT][PIPELINE_ESCAPED(SHOWN_MAX) + sizeof("...")];
+	static size_t next;
+	char *s = kept[next];
+	size_t n = pipeline_cut(text, len, SHOWN_MAX);
+
+	next = (next + 1) % SHOWN_KEPT;
+	n = pipeline_escape(s, text, n);
+	if (len > SHOWN_MAX) {
+		memcpy(s + n, "...", 3);
+		n += 3;
+	}
+	s[n] = '\0';
+	return s;
+}
+
+static const char *
+shown(const char *text)
+{
+	return shown_n(text, strlen(text));
+}
+
 /* Reports a usage error with a hint to --help and exits with status 2. */
 static void __attribute__((noreturn))
 usage_error(const char *format, ...)
@@ -242,7 +279,7 @@ option_count(const char *option, const char *text, uint64_t min, uint64_t max)
 	if (min == 0 && len > 0 && strspn(digits, "0") >= len)
 		return 0;
 	if (parse_count(digits, len, max, &value) != 0 || value < min)
-		usage_error("invalid %s '%s': not an integer from %llu to %llu", option, text,
+		usage_error("invalid %s '%s': not an integer from %llu to %llu", option, shown(text),
 		    (unsigned long long)min, (unsigned long long)max);
 	return value;
 }
@@ -264,7 +301,7 @@ option_step(const char *text, struct pipeline_config *config)
 		return;
 	if (parse_count(digits, len, UINT64_MAX / 2, &step) != 0)
 		usage_error("invalid step '%s': a record count from 1 to %llu, or with -t a "
-		    "duration such as 1m (under 2^63 ns, 292 years)", text,
+		    "duration such as 1m (under 2^63 ns, 292 years)", shown(text),
 		    (unsigned long long)(UINT64_MAX / 2));
 	config->step = step;
 }
@@ -280,7 +317,7 @@ option_delimiter(const char *text)
 		return '\t';
 	if (strlen(text) != 1 || text[0] == '\n' || text[0] == '\r' || text[0] == '"')
 		usage_error("invalid delimiter '%s': one byte but the quote, CR or LF, or "
-		    "\\t or tab", text);
+		    "\\t or tab", shown(text));
 	return text[0];
 }
 
@@ -295,7 +332,7 @@ option_column(const char *option, const char *text)
 
 	if (column_parse(text, strlen(text), &column) < 0)
 		usage_error("invalid column '%s' for %s: a field number from 1, from the end "
-		    "from -1, or a name with -H", text, option);
+		    "from -1, or a name with -H", shown(text), option);
 	return column;
 }
 
@@ -307,7 +344,7 @@ option_window(const char *text)
 
 	if (window_parse(text, strlen(text), &window) != 0)
 		usage_error("invalid window '%s': a row count from 1 to %llu, a "
-		    "duration such as 30s (under 2^63 ns, 292 years), or all", text,
+		    "duration such as 30s (under 2^63 ns, 292 years), or all", shown(text),
 		    (unsigned long long)WINDOW_ROWS_MAX);
 	return window;
 }
@@ -324,7 +361,7 @@ option_epoch_unit(const char *text)
 		return EPOCH_MICROSECONDS;
 	if (strcmp(text, "ns") == 0)
 		return EPOCH_NANOSECONDS;
-	usage_error("invalid epoch unit '%s': s, ms, us or ns", text);
+	usage_error("invalid epoch unit '%s': s, ms, us or ns", shown(text));
 }
 
 /*
@@ -487,7 +524,7 @@ parse_options(int argc, char *argv[], struct settings *settings)
 	if (config->bucket > 0) {
 		if (!config->has_time)
 			usage_error("-s %s is a duration: buckets need -t (--time)",
-			    settings->step_text);
+			    shown(settings->step_text));
 		if (config->append)
 			usage_error("-a (--append) cannot be used with -s DURATION: a bucket has "
 			    "no one input record to write back");
@@ -572,8 +609,9 @@ check_misspelt(const char *arg)
 	if (strcmp(arg, "-") == 0 || access(arg, F_OK) == 0 || errno != ENOENT ||
 	    (nearest = agg_suggest(arg, len)) == NULL)
 		return;
-	usage_error("unknown aggregate '%.*s' (and no file '%s'): did you mean '%s'?\n"
-	    "swag: the aggregates are %s", (int)len, arg, arg, nearest, aggregate_list());
+	usage_error("unknown aggregate '%s' (and no file '%s'): did you mean '%s'?\n"
+	    "swag: the aggregates are %s", shown_n(arg, len), shown(arg), nearest,
+	    aggregate_list());
 }
 
 /*
@@ -615,36 +653,37 @@ check_specs(int argc, char *argv[], struct settings *settings)
 		case SPEC_BAD_PERCENTILE:
 			usage_error("unknown aggregate in '%s': a percentile is p and digits with "
 			    "at most one point between them, from p0 to p100 (p99, p99.9)",
-			    argv[i]);
+			    shown(argv[i]));
 		case SPEC_BAD_COLUMN:
 			usage_error("invalid column in '%s': a field number from 1, from the end "
-			    "from -1, or a name with -H", argv[i]);
+			    "from -1, or a name with -H", shown(argv[i]));
 		case SPEC_BAD_WINDOW:
 			usage_error("invalid window in '%s': a row count from 1 to %llu, "
-			    "a duration such as 30s (under 2^63 ns, 292 years), or all", argv[i],
+			    "a duration such as 30s (under 2^63 ns, 292 years), or all", shown(argv[i]),
 			    (unsigned long long)WINDOW_ROWS_MAX);
 		}
 		spec_count++;
 		if (spec->column.digits && !config->header)
 			usage_error("invalid column in '%s': a field number from 1, from the end "
-			    "from -1, or a name with -H", argv[i]);
+			    "from -1, or a name with -H", shown(argv[i]));
 		if (spec->column.name != NULL && !config->header)
-			usage_error("column '%.*s' in '%s' is a name: names need -H (--header)",
-			    (int)spec->column.name_len, spec->column.name, argv[i]);
+			usage_error("column '%s' in '%s' is a name: names need -H (--header)",
+			    shown_n(spec->column.name, spec->column.name_len), shown(argv[i]));
 		if (!spec->has_window) {
 			if (!settings->have_default_window)
-				usage_error("no window for '%s': give -w or %s@WINDOW", argv[i],
-				    argv[i]);
+				usage_error("no window for '%s': give -w or %s@WINDOW",
+				    shown(argv[i]), shown(argv[i]));
 			spec->window = settings->default_window;
 		}
 		if (spec->window.nanos > 0 && !config->has_time)
 			usage_error("window of '%s' is a duration: durations need -t (--time)",
-			    argv[i]);
+			    shown(argv[i]));
 		if (spec->kind == &agg_rate && !config->has_time)
-			usage_error("'%s' is a rate per second: rate needs -t (--time)", argv[i]);
+			usage_error("'%s' is a rate per second: rate needs -t (--time)",
+			    shown(argv[i]));
 		if (spec->kind == &agg_ewma && spec->window.rows == WINDOW_ROWS_ALL)
 			usage_error("'%s': ewma needs a span (rows) or a half-life (a duration), "
-			    "not all", argv[i]);
+			    "not all", shown(argv[i]));
 		spec->params.min_count = settings->min_count;
 		spec->params.hll_bits = (unsigned)settings->hll_bits;
 		spec->params.hash_seed = config->hash_seed;
@@ -653,7 +692,7 @@ check_specs(int argc, char *argv[], struct settings *settings)
 		check_misspelt(settings->inputs[i].name);
 	if (spec_count == 0)
 		usage_error("no aggregate given ('%s' is taken as a file); the aggregates are %s",
-		    settings->inputs[0].name, aggregate_list());
+		    shown(settings->inputs[0].name), aggregate_list());
 	for (int i = 0; i < 2 && !config->header; i++) {
 		const struct column_ref *c = i == 0 ? &config->time_column :
 		    &config->group_column;
@@ -661,10 +700,10 @@ check_specs(int argc, char *argv[], struct settings *settings)
 
 		if (c->digits)
 			usage_error("invalid column '%s' for %s: a field number from 1, from the "
-			    "end from -1, or a name with -H", c->name, option);
+			    "end from -1, or a name with -H", shown(c->name), option);
 		if (c->name != NULL)
 			usage_error("column '%s' of %s is a name: names need -H (--header)",
-			    c->name, option);
+			    shown(c->name), option);
 	}
 	config->specs = specs;
 	config->spec_count = spec_count;
@@ -717,11 +756,11 @@ static void
 check_input(const struct pipeline_input *input, bool first)
 {
 	if (is_directory(input->fd)) {
-		warn_message("%s: %s", input->name, strerror(EISDIR));
+		warn_message("%s: %s", shown(input->name), strerror(EISDIR));
 		exit(EXIT_RESOURCE);
 	}
 	if (is_output(input->fd, first)) {
-		warn_message("%s: input file is output file", input->name);
+		warn_message("%s: input file is output file", shown(input->name));
 		exit(EXIT_RESOURCE);
 	}
 }
@@ -803,7 +842,7 @@ open_inputs(struct settings *settings)
 			input->name = "standard input";
 			input->fd = STDIN_FILENO;
 		} else if ((input->fd = open_input(input->name)) < 0) {
-			warn_message("%s: %s", input->name, strerror(errno));
+			warn_message("%s: %s", shown(input->name), strerror(errno));
 			exit(EXIT_RESOURCE);
 		}
 		check_input(input, i == 0);
@@ -917,7 +956,7 @@ input_prefix(const char *name)
 
 	if (name == NULL)
 		return "";
-	snprintf(prefix, sizeof(prefix), "%s: ", name);
+	snprintf(prefix, sizeof(prefix), "%s: ", shown(name));
 	return prefix;
 }
 
@@ -1076,8 +1115,8 @@ report_status(enum pipeline_status status, const struct pipeline_report *report,
 		exit_status = EXIT_BAD_INPUT;
 		break;
 	case PIPELINE_UNKNOWN_COLUMN:
-		warn_message("%sunknown column '%.*s'; the header has: %s", where,
-		    (int)report->failed_column_name_len, report->failed_column_name,
+		warn_message("%sunknown column '%s'; the header has: %s", where,
+		    shown_n(report->failed_column_name, report->failed_column_name_len),
 		    report->header_names != NULL ? report->header_names : "(out of memory)");
 		/* A later file's header: the files before it had their problems. */
 		if (!quiet)
@@ -1087,7 +1126,7 @@ report_status(enum pipeline_status status, const struct pipeline_report *report,
 		break;
 	case PIPELINE_HEADER_MISMATCH:
 		warn_message("%sthe header differs from that of %s, which -a writes",
-		    where, report->first_input);
+		    where, shown(report->first_input));
 		exit_status = EXIT_BAD_INPUT;
 		break;
 	case PIPELINE_UTF16:

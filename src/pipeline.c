@@ -335,14 +335,7 @@ pipeline_fail(struct pipeline *p, enum problem_kind kind, uint64_t line, size_t 
 		size_t len = field->len;
 
 		r->failed_text_cut = len > sizeof(r->failed_text);
-		if (r->failed_text_cut) {
-			/* Cut before a UTF-8 character that would not fit whole: back over its
-			   continuation bytes, at most 3. */
-			len = sizeof(r->failed_text);
-			while (len > sizeof(r->failed_text) - 3 &&
-			    ((unsigned char)field->text[len] & 0xc0) == 0x80)
-				len--;
-		}
+		len = pipeline_cut(field->text, len, sizeof(r->failed_text));
 		r->failed_text_len = len;
 		memcpy(r->failed_text, field->text, len);
 	}
@@ -1919,6 +1912,19 @@ header_name(const struct record *header, size_t i)
 
 	trim_blanks(&start, &end);
 	return (struct field){ .text = start, .len = (size_t)(end - start) };
+}
+
+size_t
+pipeline_cut(const char *text, size_t len, size_t max)
+{
+	if (len <= max)
+		return len;
+	/* Before a UTF-8 character that would not fit whole: back over its continuation
+	   bytes, at most 3. */
+	len = max;
+	while (len + 3 > max && len > 0 && ((unsigned char)text[len] & 0xc0) == 0x80)
+		len--;
+	return len;
 }
 
 size_t

@@ -146,6 +146,12 @@ struct pipeline_report {
 size_t pipeline_escape(char *dst, const char *text, size_t len);
 
 /*
+ * The bytes of text[0, len) a message shows when it shows at most max of them: len,
+ * or max or fewer, so as not to cut a UTF-8 character (at most 3 fewer).
+ */
+size_t pipeline_cut(const char *text, size_t len, size_t max);
+
+/*
  * Reads records from inputs[0, count), each in turn to its end, writing one result
  * record per data record (every config->step-th), or per bucket and key with
  * config->bucket, to out, and flushing out whenever the input would block.  Each

@@ -311,4 +311,15 @@ expect_eq "a truncated output file after another: status, message" "$?|$(cat own
 "$SWAG" -w 2 sum own.log >&- 2> own.err
 expect_eq "standard output closed: status, message" "$?|$(cat own.err)" \
     "3|swag: write error: Bad file descriptor"
+# A file's name in a message is shown as a field is (swag(1), BAD INPUT): a line end
+# or an escape sequence in it would break the message's line or drive the terminal.
+name=$(printf 'odd\n\033[2Jname')
+printf '1\nx\n3\n' > "$name"
+run odd-name -w 2 sum "$name"
+expect_eq "a file name with control bytes in a summary" "$status|$(cat odd-name.err)" \
+    '0|swag: 1 field was not a number (first: odd\x0a\x1b[2Jname: line 2, column 1)'
+run odd-name-strict --strict -w 2 sum "$name"
+expect_eq "a file name with control bytes in a --strict message" \
+    "$status|$(cat odd-name-strict.err)" \
+    "1|swag: odd\\x0a\\x1b[2Jname: line 2, column 1: 'x' is not a number"
 finish
