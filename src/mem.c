@@ -76,14 +76,26 @@ mem_zfree(void *p, size_t n)
 		(void)munmap(p, n);
 }
 
-int
-mem_zfree_part(void *p, size_t *n)
+size_t
+mem_page_size(void)
 {
 	static size_t page;
-	size_t keep;
 
 	if (page == 0)
 		page = (size_t)sysconf(_SC_PAGESIZE);
+	return page;
+}
+
+void
+mem_release(void *p, size_t n)
+{
+	(void)madvise(p, n, MADV_DONTNEED);
+}
+
+int
+mem_zfree_part(void *p, size_t *n)
+{
+	size_t page = mem_page_size(), keep;
 	/*
 	 * The end goes and the start stays mapped: shrinking a mapping from its end never
 	 * splits it, so munmap cannot fail for want of a map entry.  The start is

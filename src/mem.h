@@ -97,4 +97,14 @@ void mem_zfree(void *p, size_t n);
  */
 int mem_zfree_part(void *p, size_t *n);
 
+/* The size of a page (sysconf(3), asked once). */
+size_t mem_page_size(void);
+
+/*
+ * Returns the pages [p, p + n) of a block from mem_zalloc that is mapped (n and p's
+ * offset in it whole pages) to the system, which zeroes them on next use: the block
+ * keeps them in its address space, and they cost memory again when next written.
+ */
+void mem_release(void *p, size_t n);
+
 #endif /* SWAG_MEM_H */

@@ -263,6 +263,9 @@ monoid_run_evicting(struct monoid_window *w, const agg_index *index, const uint3
 	last = mid - head <= room ? mid : head + room - 1;
 	if (n > ring_run(&ts->ring, tail))
 		n = ring_run(&ts->ring, tail);
+	/* Nor past stop, where a push takes ring_make_room (ring.h: Release). */
+	if (n > ts->ring.stop - tail)
+		n = ts->ring.stop > tail ? (size_t)(ts->ring.stop - tail) : 0;
 	back = ts->back_agg;
 	newest = twostack_slot(ts, size, tail);
 	front = twostack_slot(ts, size, head);

@@ -9,7 +9,7 @@
 #include "ring.h"
 
 #ifdef SWAG_TEST_COUNTERS
-uint64_t ring_bytes_copied;
+uint64_t ring_bytes_copied, ring_bytes_released;
 #endif
 
 /* Copies n elements from slot from to slot to of ring (the runs may overlap). */
@@ -49,8 +49,14 @@ trigger(const struct ring *ring, size_t size)
 static void
 set_stop(struct ring *ring, size_t size)
 {
+	uint64_t every = RING_RELEASE_EVERY / size + 1;
+
 	ring->room = ring->moving != 0 ? 0 : trigger(ring, size);
 	ring->stop = ring->moving != 0 ? 0 : ring->base + 2 * ring->cap;
+	/* A mapped ring without a limit looks for free pages to return (see ring.h). */
+	if (ring->mapped != 0 && ring->limit == 0 && ring->moving == 0 &&
+	    ring->tail + every < ring->stop)
+		ring->stop = ring->tail + every;
 	ring->map.near = (uintptr_t)ring->slots - (uintptr_t)ring->base * size;
 	ring->map.far = ring->map.near - (uintptr_t)ring->cap * size;
 	ring->map.wrap_pos = ring->base + ring->wrap;
@@ -158,6 +164,56 @@ grow(struct ring *ring, size_t size, uint64_t cap)
 	return 0;
 }
 
+/*
+ * True when the slots' bytes in page number i of ring's, of bytes bytes in all, are
+ * all free: among the free_len bytes from start on, round the ring (those of the
+ * positions from tail to head + cap - 1).
+ */
+static bool
+page_free(size_t i, size_t page, size_t bytes, size_t start, size_t free_len)
+{
+	size_t lo = i * page, hi = lo + page < bytes ? lo + page : bytes;
+	size_t d = lo >= start ? lo - start : lo + bytes - start;
+
+	return d + (hi - lo) <= free_len;
+}
+
+/*
+ * Returns the pages of a mapped ring's free slots to the system (see ring.h):
+ * RING_RELEASE_STEP bytes at the most, page after page from ring->released on, or
+ * from the first whole page after the newest element when that page holds one, until
+ * a page that holds an element.  Returns true when it stopped for the limit.
+ */
+static bool
+release_some(struct ring *ring, size_t size)
+{
+	size_t page = mem_page_size(), bytes = (size_t)ring->cap * size;
+	size_t pages = (bytes + page - 1) / page, left = RING_RELEASE_STEP / page;
+	size_t start = (size_t)(ring_index(ring, ring->tail) % ring->cap) * size;
+	size_t free_len = bytes - (size_t)(ring->tail - ring->head) * size;
+	size_t at = ring->released;
+
+	if (at >= pages || !page_free(at, page, bytes, start, free_len))
+		at = (start + page - 1) / page % pages;
+	while (left > 0) {
+		size_t first = at;
+
+		while (left > 0 && at < pages && page_free(at, page, bytes, start, free_len)) {
+			at++;
+			left--;
+		}
+		if (at > first) {
+			mem_release(ring->slots + first * page, (at - first) * page);
+			TEST_COUNT_BYTES(ring_bytes_released, (at - first) * page);
+		}
+		if (at < pages)
+			break;
+		at = 0;		/* round the ring */
+	}
+	ring->released = at;
+	return left == 0;
+}
+
 /* The slots a growing ring doubles to: twice, or its limit when it holds fewer. */
 static uint64_t
 next_cap(const struct ring *ring, uint64_t need)
@@ -203,6 +259,11 @@ ring_make_room(struct ring *ring, size_t size, uint64_t n)
 	if (ring->moving != 0 && need > ring->cap)
 		move_all(ring, size);	/* grown when full: no slot is free to move into */
 	set_stop(ring, size);
+	/* A quarter full or less: the free slots' pages go back, the next push goes on
+	   while some are left. */
+	if (ring->mapped != 0 && ring->limit == 0 && ring->moving == 0 &&
+	    (ring->tail - ring->head) * 4 < ring->cap && release_some(ring, size))
+		ring->stop = ring->tail + 1;
 	return 0;
 }
 

@@ -88,4 +88,60 @@ wait "$swag_pid"
 expect_eq "-w 100000 count behind a pipe: status" "$?" 0
 expect_eq "-w 100000 count behind a pipe: results one by one" "$got" "20001 20002 20003"
 
+# A time window after a burst (swag(1), WINDOWS): 400,000 records at one time,
+# then 100,000 at a hundred a second, against awk; and through a FIFO, read while
+# swag waits for more, the memory of the room the burst grew goes back to the system
+# (RSS is no measure of an AddressSanitizer build's own memory).
+awk 'BEGIN { srand(17)
+	for (i = 0; i < 400000; i++) print 0, int(rand() * 2001) - 1000
+	for (i = 0; i < 100000; i++) print 1 + int(i / 100), int(rand() * 2001) - 1000
+}' >"$TMP/burst"
+"$SWAG" -t 1 -w 10s sum:2 count:2 first:2 <"$TMP/burst" >"$TMP/got"
+awk '{
+	t[NR] = $1; x[NR] = $2; s += $2
+	while (t[lo + 0] <= $1 - 10 && lo < NR) { if (lo) s -= x[lo]; lo++ }
+	if (!lo) lo = 1
+	print s "\t" (NR - lo + 1) "\t" x[lo]
+}' "$TMP/burst" >"$TMP/want"
+expect_eq "-t 1 -w 10s after a burst: the records that differ from awk's" \
+	"$(cmp "$TMP/got" "$TMP/want" 2>&1 | head -1)" ""
+
+# vm_rss_kb PID: the process's resident memory in KiB.
+vm_rss_kb() {
+	awk '$1 == "VmRSS:" { print $2 }' "/proc/$1/status"
+}
+
+# wait_lines FILE N: waits (up to 60 s) until FILE has N lines.
+wait_lines() {
+	local i
+	for i in $(seq 600); do
+		[ "$(wc -l <"$1")" -ge "$2" ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+if ! $asan && [ -r /proc/self/status ]; then
+	mkfifo "$TMP/burst-in"
+	"$SWAG" -t 1 -w 10s sum:2 count:2 first:2 <"$TMP/burst-in" >"$TMP/burst-out" &
+	swag_pid=$!
+	exec 3>"$TMP/burst-in"
+	head -n 400000 "$TMP/burst" >&3
+	wait_lines "$TMP/burst-out" 400000 || fail "after a burst: no results in 60 s"
+	after_burst=$(vm_rss_kb "$swag_pid")
+	tail -n 100000 "$TMP/burst" >&3
+	wait_lines "$TMP/burst-out" 500000 || fail "after the slower records: no results in 60 s"
+	after_slow=$(vm_rss_kb "$swag_pid")
+	exec 3>&-
+	wait "$swag_pid"
+	expect_eq "after a burst: status" "$?" 0
+	# The burst's rings hold 2^19 slots of 24 bytes and 2^19 timestamps: 16 MB.
+	expect_eq "after a burst: the burst took more than 12 MB" \
+		"$([ "$after_burst" -gt 12000 ] && echo yes || echo "no, $after_burst KiB")" yes
+	expect_eq "after a burst: the room's memory went back (under 8 MB)" \
+		"$([ "$after_slow" -lt 8000 ] && echo yes || echo "no, $after_slow KiB")" yes
+	expect_eq "after a burst through a FIFO: the results" \
+		"$(cmp "$TMP/burst-out" "$TMP/want" 2>&1 | head -1)" ""
+fi
+
 finish
