@@ -736,12 +736,17 @@ read_syslog(const char *month_text, size_t month_len, const char *day_text,
 	y = year->year;
 	if (y == 0) {
 		/*
-		 * The latest year in which the date is at most a day ahead of the clock: the
-		 * next year's Jan 1 00:30 read at Dec 31 23:30 (UTC, a log in local time east
-		 * of it), else the clock's year, or the one before.
+		 * The latest year that has the date and puts it at most a day ahead of the
+		 * clock: the next year's Jan 1 00:30 read at Dec 31 23:30 (UTC, a log in local
+		 * time east of it), else the clock's year, or the one before; for Feb 29, the
+		 * latest leap year (at most 8 years back).  A day past 29 in February is no
+		 * date in any year.
 		 */
+		if (day > days_in_month(2000, month))
+			return false;
 		y = year_of(year->now) + 1;
-		while (days_from_civil(y, month, day) * SECONDS_PER_DAY + seconds_of_day >
+		while (day > days_in_month(y, month) ||
+		    days_from_civil(y, month, day) * SECONDS_PER_DAY + seconds_of_day >
 		    year->now + SECONDS_PER_DAY)
 			y--;
 	} else if (year->month - month > 6) {

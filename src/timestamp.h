@@ -180,8 +180,9 @@ bool parse_timestamp_fields(const char *a, size_t alen, const char *b, size_t bl
 
 /*
  * The year of syslog dates, which have none, carried from one date of a run to the next.
- * year is --year's, or 0 until the first date sets it from now: the latest year in which
- * the date is at most a day ahead of now (UTC), the next one, this one or the last.
+ * year is --year's, or 0 until the first date sets it from now: the latest year that has
+ * the date and puts it at most a day ahead of now (UTC), the next one, this one or the
+ * last (for Feb 29, the latest leap year).
  * After that, a date whose month is more than six months before the newest date's
  * (December, then January) moves the year on by one, and one more than six months
  * after it (December after January) is a late line of the year before.  Only a date

@@ -1543,6 +1543,13 @@ Test(syslog, the_year_from_the_clock)
 		{ utc(2027, 2, 27, 12, 0, 0), "Feb 28 11:00:00", utc(2027, 2, 28, 11, 0, 0) },
 		/* A leap day, in the leap year of the clock. */
 		{ utc(2028, 3, 1, 0, 0, 0), "Feb 29 00:00:00", utc(2028, 2, 29, 0, 0, 0) },
+		/* Else in the latest leap year: no year near the clock's has the date. */
+		{ utc(2026, 12, 4, 0, 0, 0), "Feb 29 00:00:00", utc(2024, 2, 29, 0, 0, 0) },
+		{ utc(2028, 2, 28, 0, 0, 0), "Feb 29 00:00:00", utc(2028, 2, 29, 0, 0, 0) },
+		{ utc(2028, 2, 27, 23, 59, 59), "Feb 29 00:00:00", utc(2024, 2, 29, 0, 0, 0) },
+		{ utc(2028, 2, 26, 0, 0, 0), "Feb 29 00:00:00", utc(2024, 2, 29, 0, 0, 0) },
+		/* 2100 is no leap year: eight years back. */
+		{ utc(2103, 6, 1, 0, 0, 0), "Feb 29 12:00:00", utc(2096, 2, 29, 12, 0, 0) },
 		/* The clock's year in January and February too, which end a March-based year. */
 		{ utc(2027, 2, 10, 0, 0, 0), "Feb 9 10:00:00", utc(2027, 2, 9, 10, 0, 0) },
 		{ utc(2027, 1, 20, 0, 0, 0), "Jan 19 10:00:00", utc(2027, 1, 19, 10, 0, 0) },
