@@ -193,7 +193,15 @@ struct quantile_heap {
 	void *value_block;	/* the allocation values lies in, or NULL */
 	size_t value_bytes;	/* ... its size, for mem_zfree and mem_remap */
 	size_t position_bytes;	/* the size of positions' block */
+	/*
+	 * Where the pages returned to the system start (heap_trim), in the mapped
+	 * blocks of values and of positions, or HEAP_NONE_RETURNED.
+	 */
+	size_t values_returned;
+	size_t positions_returned;
 };
+
+#define HEAP_NONE_RETURNED SIZE_MAX
 
 struct heap_window {
 	struct agg header;
@@ -526,6 +534,19 @@ heap_pad_to(struct quantile_heap *heap, bool is_upper, size_t target)
 	for (size_t i = heap->ready + HEAP_PADDING; i < end + HEAP_PADDING; i++)
 		heap->values[i] = heap_pad(is_upper);
 	heap->ready = end;
+	/* Pages returned below the pads' end and the positions' are in use again. */
+	if (heap->values_returned != HEAP_NONE_RETURNED) {
+		size_t page = mem_page_size();
+		size_t values_end = (size_t)((char *)(void *)(heap->values + end + HEAP_PADDING) -
+		    (char *)heap->value_block);
+
+		values_end = (values_end + page - 1) / page * page;
+		if (heap->values_returned < values_end)
+			heap->values_returned = values_end;
+		if (heap->positions_returned < (end * sizeof(uint64_t) + page - 1) / page * page)
+			heap->positions_returned = (end * sizeof(uint64_t) + page - 1) / page *
+			    page;
+	}
 }
 
 /*
@@ -597,6 +618,7 @@ heap_grow(struct quantile_heap *heap, bool is_upper, size_t new_cap)
 	for (size_t i = heap->count; i < heap->ready + HEAP_PADDING; i++)
 		values[i] = heap_pad(is_upper);
 	heap_free(heap);
+	heap->values_returned = heap->positions_returned = HEAP_NONE_RETURNED;
 	heap->value_block = value_block;
 	heap->value_bytes = value_bytes;
 	heap->values = values;
@@ -631,6 +653,74 @@ heap_reserve(struct quantile_heap *heap, bool is_upper, size_t needed)
 	}
 	heap_pad_to(heap, is_upper, needed);
 	return 0;
+}
+
+/*
+ * Returns the pages of block from *returned down to floor (page-aligned) to the
+ * system, *budget bytes at the most, taken from it, from the top: *returned, or the
+ * end of the block's pages when none were returned yet.  Returns true when some are
+ * left.
+ */
+static bool
+heap_return_pages(void *block, size_t bytes, size_t floor, size_t *returned,
+    size_t *budget)
+{
+	size_t page = mem_page_size(), top = (bytes + page - 1) / page * page, from;
+
+	if (*returned < top)
+		top = *returned;
+	if (top <= floor)
+		return false;
+	from = top - floor > *budget ? top - *budget : floor;
+	if (from < top) {
+		mem_release((char *)block + from, top - from);
+		TEST_COUNT_BYTES(quantile_counters.bytes, top - from);
+		*budget -= top - from;
+		*returned = from;
+	}
+	return from > floor;
+}
+
+/*
+ * A heap of mapped blocks that holds a quarter of its capacity or less (a time
+ * window's after a burst) gives back what it does not need: ready falls to needed,
+ * the most the window's m may put in it, and a run of pads (the pads below stay as
+ * they were), and the pages past its pads and positions go back to the system,
+ * *budget bytes at the most (page-aligned), taken from it; heap_pad_to writes them
+ * again as the heap grows.  The caller lowers push_room, which counted on the old
+ * ready.  Returns true when pages are left to return.
+ */
+static bool
+heap_trim(struct quantile_heap *heap, size_t needed, size_t *budget)
+{
+	size_t page = mem_page_size(), values_floor;
+	bool more;
+
+	if (heap->value_bytes < MEM_MAP_MIN || heap->position_bytes < MEM_MAP_MIN ||
+	    heap->count >= heap->cap / 4)
+		return false;
+	if (needed + HEAP_PAD_AHEAD < heap->ready)
+		heap->ready = needed + HEAP_PAD_AHEAD;
+	values_floor = (size_t)((char *)(void *)(heap->values + heap->ready + HEAP_PADDING) -
+	    (char *)heap->value_block);
+	more = heap_return_pages(heap->value_block, heap->value_bytes,
+	    (values_floor + page - 1) / page * page, &heap->values_returned, budget);
+	return heap_return_pages(heap->positions, heap->position_bytes,
+	    (heap->ready * sizeof(uint64_t) + page - 1) / page * page,
+	    &heap->positions_returned, budget) || more;
+}
+
+/* The bytes of the heap's blocks' pages returned to the system (heap_trim). */
+static size_t
+heap_returned(const struct quantile_heap *heap)
+{
+	size_t page = mem_page_size(), n = 0;
+
+	if (heap->values_returned != HEAP_NONE_RETURNED)
+		n += (heap->value_bytes + page - 1) / page * page - heap->values_returned;
+	if (heap->positions_returned != HEAP_NONE_RETURNED)
+		n += (heap->position_bytes + page - 1) / page * page - heap->positions_returned;
+	return n;
 }
 
 /* The bytes of the heap's blocks (see heap_grow). */
@@ -995,6 +1085,8 @@ heap_create(const struct agg_kind *kind, const struct agg_params *params)
 	w->mid_start = MID_SLOTS / 2;
 	w->lower.values = (double *)(uintptr_t)lower_pads;
 	w->upper.values = (double *)(uintptr_t)upper_pads;
+	w->lower.values_returned = w->lower.positions_returned = HEAP_NONE_RETURNED;
+	w->upper.values_returned = w->upper.positions_returned = HEAP_NONE_RETURNED;
 	w->result_state = RESULT_DIRTY;
 	ring_set_limit(&w->ring, agg_ring_limit(params));
 	return &w->header;
@@ -1017,6 +1109,59 @@ static inline uint64_t
 heap_m(const struct heap_window *w)
 {
 	return w->lower.count + w->mid_count + w->upper.count;
+}
+
+/*
+ * Trims both heaps to what the window's m values need (heap_trim), with HEAP_SLACK:
+ * lo + 1 in lower, m - lo - 1 in upper, or what each holds when more (a step's values
+ * on their way), returning RING_RELEASE_STEP bytes of pages at the most in all.
+ * push_room falls to m, so that the next push that makes m larger asks
+ * heap_push_room again.  Returns true when pages are left to return.
+ */
+static bool
+heap_trim_both(struct heap_window *w)
+{
+	uint64_t m = heap_m(w);
+	size_t budget = RING_RELEASE_STEP;
+	size_t lower_needed = (size_t)(w->lo + 1);
+	size_t upper_needed = (size_t)(m - (uint64_t)w->lo - 1);
+	bool more;
+
+	if (lower_needed < w->lower.count)
+		lower_needed = w->lower.count;
+	if (upper_needed < w->upper.count)
+		upper_needed = w->upper.count;
+	more = heap_trim(&w->lower, lower_needed + HEAP_SLACK, &budget);
+	more = heap_trim(&w->upper, upper_needed + HEAP_SLACK, &budget) || more;
+	if (w->push_room > m)
+		w->push_room = m;
+	return more;
+}
+
+/*
+ * ring_reserve's slow way for the window's ring (room, or the stop of ring.h): room
+ * made, and then the heaps trimmed, as the ring returns its own pages (ring.h:
+ * Release): the next push comes back while pages are left.  Returns 0, or -1 when
+ * memory is short.
+ */
+static __attribute__((noinline)) int
+heap_ring_room(struct heap_window *w)
+{
+	if (ring_make_room(&w->ring, sizeof(uint64_t), 1) != 0)
+		return -1;
+	if (heap_trim_both(w))
+		w->ring.stop = w->ring.tail + 1;
+	return 0;
+}
+
+/* ring_reserve for the window's ring, by heap_ring_room. */
+static inline __attribute__((always_inline)) int
+heap_reserve_ring(struct heap_window *w)
+{
+	if (__builtin_expect(w->ring.tail - w->ring.head >= w->ring.room ||
+	    w->ring.tail >= w->ring.stop, 0))
+		return heap_ring_room(w);
+	return 0;
 }
 
 /* Removes the value at place (a ring word) for good, m going down. */
@@ -1215,7 +1360,7 @@ heap_push(struct agg *agg, const struct agg_value *value)
 	double fraction = 0;
 	ptrdiff_t lo;
 
-	if (ring_reserve(&w->ring, sizeof(uint64_t)) != 0)
+	if (heap_reserve_ring(w) != 0)
 		return -1;
 	position = w->ring.tail;
 	if (!value->has_number) {
@@ -1403,7 +1548,7 @@ heap_push_number_grow(struct heap_window *w, double x)
 	double fraction = 0;
 	ptrdiff_t lo;
 
-	if (ring_reserve(&w->ring, sizeof(uint64_t)) != 0)
+	if (heap_reserve_ring(w) != 0)
 		return -1;
 	lo = (ptrdiff_t)quantile_rank(m, &w->header.params, &fraction);
 	if (heap_reserve_for(w, m, lo) != 0)
@@ -1586,7 +1731,7 @@ heap_step_of(struct agg *agg, uint64_t evict, const struct agg_value *value,
 		if (word < SLOT_NAN) {
 			/* The pop first, so that a full ring does not grow. */
 			w->ring.head = head + 1;
-			if (ring_reserve_slide(&w->ring, sizeof(uint64_t)) != 0) {
+			if (__builtin_expect(tail >= w->ring.stop, 0) && heap_ring_room(w) != 0) {
 				w->ring.head = head;
 				return -1;
 			}
@@ -1838,6 +1983,7 @@ quantile_window_stats(const struct agg *agg, struct quantile_stats *stats)
 	stats->order_capacity = w->lower.cap + w->upper.cap + MID_CAP;
 	stats->bytes = sizeof(*w) + w->ring.cap * sizeof(uint64_t) + heap_bytes(&w->lower) +
 	    heap_bytes(&w->upper);
+	stats->returned = heap_returned(&w->lower) + heap_returned(&w->upper);
 }
 
 int
