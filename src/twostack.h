@@ -217,12 +217,25 @@ twostack_flip(struct twostack *ts, const struct twostack_ops *ops)
 		unsigned char *first = ring_lowest(&ts->ring, size);
 		unsigned char *last = ring_highest(&ts->ring, size);
 
-		do {
-			unsigned char *older = newer == first ? last : newer - size;
+		if ((size_t)(newer - first) >= (size_t)(pos - mid) * size) {
+			/*
+			 * The back does not wrap: no test for the wrap in the loop (it cost swag
+			 * -w 1000 avg 3 instructions a record).
+			 */
+			unsigned char *stop = newer - (size_t)(pos - mid) * size;
 
-			twostack_combine(ts, ops, older, older, newer);
-			newer = older;
-		} while (--pos > mid);
+			do {
+				twostack_combine(ts, ops, newer - size, newer - size, newer);
+				newer -= size;
+			} while (newer != stop);
+		} else {
+			do {
+				unsigned char *older = newer == first ? last : newer - size;
+
+				twostack_combine(ts, ops, older, older, newer);
+				newer = older;
+			} while (--pos > mid);
+		}
 	}
 	ts->mid = ts->ring.tail;
 	ops->empty(ts->back_agg.bytes);
