@@ -234,7 +234,8 @@ monoid_run_fill(struct monoid_window *w, const agg_index *index,
  * combines the front's new top with the back aggregate, or is the back aggregate's
  * when the pops emptied the front.  The run stops before the first step whose pops
  * would flip (more than the front holds), whose push would grow the ring (it is full
- * after the pops), or whose slots would wrap it, and returns how many steps it took
+ * after the pops), whose slots would wrap it, or whose push would reach the ring's
+ * stop (where a push takes ring_make_room), and returns how many steps it took
  * (none while the ring moves its elements: ring.h).  The combines are the single
  * step's, in its order, and so are the results.
  */
@@ -264,8 +265,10 @@ monoid_run_evicting(struct monoid_window *w, const agg_index *index, const uint3
 	if (n > ring_run(&ts->ring, tail))
 		n = ring_run(&ts->ring, tail);
 	/* Nor past stop, where a push takes ring_make_room (ring.h: Release). */
-	if (n > ts->ring.stop - tail)
-		n = ts->ring.stop > tail ? (size_t)(ts->ring.stop - tail) : 0;
+	if (ts->ring.stop <= tail)
+		n = 0;
+	else if (n > ts->ring.stop - tail)
+		n = (size_t)(ts->ring.stop - tail);
 	back = ts->back_agg;
 	newest = twostack_slot(ts, size, tail);
 	front = twostack_slot(ts, size, head);

@@ -179,10 +179,12 @@ page_free(size_t i, size_t page, size_t bytes, size_t start, size_t free_len)
 }
 
 /*
- * Returns the pages of a mapped ring's free slots to the system (see ring.h):
- * RING_RELEASE_STEP bytes at the most, page after page from ring->released on, or
- * from the first whole page after the newest element when that page holds one, until
- * a page that holds an element.  Returns true when it stopped for the limit.
+ * Returns the pages of a mapped ring's free slots to the system (see ring.h), page
+ * after page, RING_RELEASE_STEP bytes at the most.  A sweep starts at the page after
+ * the tail's (ring->released RING_SWEEP_NONE), goes round the free slots up to the
+ * page of the oldest element, and then follows the head from there, one call to the
+ * next (ring->released); it never takes the tail's page, so that an empty ring's
+ * sweep ends there.  Returns true when it stopped for the limit.
  */
 static bool
 release_some(struct ring *ring, size_t size)
@@ -191,24 +193,22 @@ release_some(struct ring *ring, size_t size)
 	size_t pages = (bytes + page - 1) / page, left = RING_RELEASE_STEP / page;
 	size_t start = (size_t)(ring_index(ring, ring->tail) % ring->cap) * size;
 	size_t free_len = bytes - (size_t)(ring->tail - ring->head) * size;
-	size_t at = ring->released;
+	size_t tail_page = start / page, at = ring->released;
 
-	if (at >= pages || !page_free(at, page, bytes, start, free_len))
-		at = (start + page - 1) / page % pages;
-	while (left > 0) {
+	if (at >= pages)
+		at = (tail_page + 1) % pages;
+	while (left > 0 && at != tail_page && page_free(at, page, bytes, start, free_len)) {
 		size_t first = at;
 
-		while (left > 0 && at < pages && page_free(at, page, bytes, start, free_len)) {
+		while (left > 0 && at < pages && at != tail_page &&
+		    page_free(at, page, bytes, start, free_len)) {
 			at++;
 			left--;
 		}
-		if (at > first) {
-			mem_release(ring->slots + first * page, (at - first) * page);
-			TEST_COUNT_BYTES(ring_bytes_released, (at - first) * page);
-		}
-		if (at < pages)
-			break;
-		at = 0;		/* round the ring */
+		mem_release(ring->slots + first * page, (at - first) * page);
+		TEST_COUNT_BYTES(ring_bytes_released, (at - first) * page);
+		if (at == pages)
+			at = 0;		/* round the ring */
 	}
 	ring->released = at;
 	return left == 0;
@@ -259,11 +259,18 @@ ring_make_room(struct ring *ring, size_t size, uint64_t n)
 	if (ring->moving != 0 && need > ring->cap)
 		move_all(ring, size);	/* grown when full: no slot is free to move into */
 	set_stop(ring, size);
-	/* A quarter full or less: the free slots' pages go back, the next push goes on
-	   while some are left. */
+	/*
+	 * Less than a quarter full: the free slots' pages go back, the next push goes on
+	 * while some are left.  Else a later sweep starts afresh: the tail may come round
+	 * to pages swept before.
+	 */
 	if (ring->mapped != 0 && ring->limit == 0 && ring->moving == 0 &&
-	    (ring->tail - ring->head) * 4 < ring->cap && release_some(ring, size))
-		ring->stop = ring->tail + 1;
+	    (ring->tail - ring->head) * 4 < ring->cap) {
+		if (release_some(ring, size))
+			ring->stop = ring->tail + 1;
+	} else {
+		ring->released = RING_SWEEP_NONE;
+	}
 	return 0;
 }
 
@@ -309,6 +316,7 @@ ring_resize(struct ring *ring, size_t size, uint64_t cap)
 	ring->mapped = bytes >= MEM_MAP_MIN ? bytes : 0;
 	ring->cap = ring->wrap = cap;
 	ring->base = ring->head;
+	ring->released = RING_SWEEP_NONE;
 	set_stop(ring, size);
 	return 0;
 }

@@ -51,11 +51,11 @@
  * (65 MB for -w 10s avg after 2 million records in one second).  A copy into fewer
  * slots would move every element held in one push; instead, a mapped ring that holds
  * less than a quarter of its slots returns the pages of its free slots to the system
- * (mem_release), RING_RELEASE_STEP bytes a push at the most, going on from page to
- * page behind the head as the elements leave; the slots stay, and a page costs
- * memory again only when the tail comes round to it.  A push to such a ring takes
- * ring_make_room every RING_RELEASE_EVERY bytes of elements, every push while pages
- * are left to return.
+ * (mem_release), RING_RELEASE_STEP bytes a push at the most: a sweep goes round the
+ * free slots from the tail to the head, and then follows the head, page after page,
+ * as the elements leave; the slots stay, and a page costs memory again only when the
+ * tail comes round to it.  A push to such a ring takes ring_make_room every
+ * RING_RELEASE_EVERY bytes of elements, every push while the sweep has pages left.
  *
  * The element size is an argument of every function, and each caller passes a
  * constant (RING_AT and friends pass sizeof): the functions are forced inline, so a
@@ -105,6 +105,9 @@ struct ring {
 	size_t released;	/* the page where returning free slots' pages goes on */
 };
 
+/* ring.released when no sweep of free pages goes on (ring.c's release_some). */
+#define RING_SWEEP_NONE SIZE_MAX
+
 #ifdef SWAG_TEST_COUNTERS
 /* The bytes that ring.c's resizes copied, and that it returned to the system
    (counters.h: test builds only). */
@@ -147,7 +150,8 @@ ring_init(struct ring *ring)
 	ring->head = ring->tail = ring->base = ring->room = ring->stop = 0;
 	ring->limit = ring->moving = 0;
 	ring->size = 0;
-	ring->mapped = ring->released = 0;
+	ring->mapped = 0;
+	ring->released = RING_SWEEP_NONE;
 }
 
 /*

@@ -260,6 +260,43 @@ Test(ring, a_burst_leaves_few_pages_in_memory)
 }
 
 /*
+ * A sweep returns each page once, not again and again: after a burst, a ring emptied
+ * before every push (a time window whose every record is past the last one's span),
+ * and one that holds an element more a push for a while (a window that grows again),
+ * return at most their block and the pages their pushes wrote, and a little more for
+ * each sweep's start.  A sweep that started afresh whenever it met an element's page,
+ * or went round an empty ring, returned 256 KiB a push.
+ */
+Test(ring, a_sweep_returns_each_page_once)
+{
+	const size_t size = 24;
+	struct ring ring;
+
+	for (int grow = 0; grow < 2; grow++) {
+		uint64_t released;
+
+		ring_init(&ring);
+		for (uint64_t i = 0; i < 1000000; i++)
+			push_one(&ring, size);
+		ring.head = ring.tail;
+		released = ring_bytes_released;
+		for (uint64_t i = 0; i < 200000; i++) {
+			push_one(&ring, size);
+			if (!grow || i % 2 == 0)
+				ring.head++;
+		}
+		released = ring_bytes_released - released;
+		cr_assert_leq(released, ring.mapped + 200000 * size + RING_RELEASE_STEP,
+		    "grow %d: %llu bytes returned, of a block of %zu", grow,
+		    (unsigned long long)released, ring.mapped);
+		cr_assert_geq(released, ring.mapped / 2, "grow %d: only %llu bytes returned",
+		    grow, (unsigned long long)released);
+		check_all(&ring, size, ring.head, ring.tail);
+		ring_free(&ring);
+	}
+}
+
+/*
  * A row window filling: 2^21 elements of 24 bytes pushed from position 0, as every
  * row window's ring fills (its limit the window); past MEM_MAP_MIN bytes the ring grows in place and copies
  * nothing, so no push copies more than MEM_MAP_MIN bytes (a doubling by copying
