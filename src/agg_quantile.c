@@ -682,7 +682,7 @@ heap_return_pages(void *block, size_t bytes, size_t floor, size_t *returned,
 }
 
 /*
- * A heap of mapped blocks that holds a quarter of its capacity or less (a time
+ * A heap of mapped blocks that holds less than a quarter of its capacity (a time
  * window's after a burst) gives back what it does not need: ready falls to needed,
  * the most the window's m may put in it, and a run of pads (the pads below stay as
  * they were), and the pages past its pads and positions go back to the system,

@@ -952,7 +952,7 @@ epoch_unit_name(enum epoch_unit unit)
 static const char *
 input_prefix(const char *name)
 {
-	static char prefix[4096];
+	static char prefix[PIPELINE_ESCAPED(SHOWN_MAX) + sizeof("...: ")];
 
 	if (name == NULL)
 		return "";
@@ -996,7 +996,7 @@ report_problems(const struct pipeline_report *report)
 		    "timestamps went backwards, taken as the newest before" },
 	};
 	const struct problem *p = &report->problems[PROBLEM_EPOCH_UNIT];
-	char unit_source[4200];
+	char unit_source[PIPELINE_ESCAPED(SHOWN_MAX) + sizeof("...: ") + 64];
 
 	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++) {
 		const struct problem *q = &report->problems[words[i].kind];
@@ -1032,7 +1032,7 @@ static const char timestamp_forms[] =
 "swag:   syslog (Nov 30 12:00:01), Common Log Format ([30/Nov/2026:12:00:01 +0000])\n"
 "swag:   and RFC 7231 (Sun, 30 Nov 2026 12:00:01 GMT, in one CSV field)\n"
 "swag: check -t (the timestamp's column), -H (a header line), -C (comment lines)\n"
-"swag:   and --epoch-unit\n";
+"swag:   --epoch-unit and --year (the year of syslog dates)\n";
 
 /*
  * Words the problem that stopped the run: a --strict one, or (first_timestamp) a record

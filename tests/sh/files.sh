@@ -322,4 +322,11 @@ run odd-name-strict --strict -w 2 sum "$name"
 expect_eq "a file name with control bytes in a --strict message" \
     "$status|$(cat odd-name-strict.err)" \
     "1|swag: odd\\x0a\\x1b[2Jname: line 2, column 1: 'x' is not a number"
+# A long name, escaped to four times its length, is shown whole (swag(1), BAD INPUT:
+# a name is cut only past 4096 bytes).
+long=$(awk 'BEGIN { for (i = 0; i < 6; i++) { for (j = 0; j < 200; j++) printf "\001"; printf "/" } }')
+mkdir -p "$long" && printf '1\nx\n' > "${long}f"
+run long-name -w 2 sum "${long}f"
+expect_eq "a long escaped name in a summary: its end" \
+    "$status|$(tail -c 30 long-name.err)" '0|\x01\x01/f: line 2, column 1)'
 finish
