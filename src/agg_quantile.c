@@ -536,16 +536,14 @@ heap_pad_to(struct quantile_heap *heap, bool is_upper, size_t target)
 	heap->ready = end;
 	/* Pages returned below the pads' end and the positions' are in use again. */
 	if (heap->values_returned != HEAP_NONE_RETURNED) {
-		size_t page = mem_page_size();
-		size_t values_end = (size_t)((char *)(void *)(heap->values + end + HEAP_PADDING) -
-		    (char *)heap->value_block);
+		size_t values_end = mem_page_round((size_t)((char *)(void *)(heap->values +
+		    end + HEAP_PADDING) - (char *)heap->value_block));
+		size_t positions_end = mem_page_round(end * sizeof(uint64_t));
 
-		values_end = (values_end + page - 1) / page * page;
 		if (heap->values_returned < values_end)
 			heap->values_returned = values_end;
-		if (heap->positions_returned < (end * sizeof(uint64_t) + page - 1) / page * page)
-			heap->positions_returned = (end * sizeof(uint64_t) + page - 1) / page *
-			    page;
+		if (heap->positions_returned < positions_end)
+			heap->positions_returned = positions_end;
 	}
 }
 
@@ -665,7 +663,7 @@ static bool
 heap_return_pages(void *block, size_t bytes, size_t floor, size_t *returned,
     size_t *budget)
 {
-	size_t page = mem_page_size(), top = (bytes + page - 1) / page * page, from;
+	size_t top = mem_page_round(bytes), from;
 
 	if (*returned < top)
 		top = *returned;
@@ -693,7 +691,7 @@ heap_return_pages(void *block, size_t bytes, size_t floor, size_t *returned,
 static bool
 heap_trim(struct quantile_heap *heap, size_t needed, size_t *budget)
 {
-	size_t page = mem_page_size(), values_floor;
+	size_t values_floor;
 	bool more;
 
 	if (heap->value_bytes < MEM_MAP_MIN || heap->position_bytes < MEM_MAP_MIN ||
@@ -704,9 +702,9 @@ heap_trim(struct quantile_heap *heap, size_t needed, size_t *budget)
 	values_floor = (size_t)((char *)(void *)(heap->values + heap->ready + HEAP_PADDING) -
 	    (char *)heap->value_block);
 	more = heap_return_pages(heap->value_block, heap->value_bytes,
-	    (values_floor + page - 1) / page * page, &heap->values_returned, budget);
+	    mem_page_round(values_floor), &heap->values_returned, budget);
 	return heap_return_pages(heap->positions, heap->position_bytes,
-	    (heap->ready * sizeof(uint64_t) + page - 1) / page * page,
+	    mem_page_round(heap->ready * sizeof(uint64_t)),
 	    &heap->positions_returned, budget) || more;
 }
 
@@ -714,12 +712,12 @@ heap_trim(struct quantile_heap *heap, size_t needed, size_t *budget)
 static size_t
 heap_returned(const struct quantile_heap *heap)
 {
-	size_t page = mem_page_size(), n = 0;
+	size_t n = 0;
 
 	if (heap->values_returned != HEAP_NONE_RETURNED)
-		n += (heap->value_bytes + page - 1) / page * page - heap->values_returned;
+		n += mem_page_round(heap->value_bytes) - heap->values_returned;
 	if (heap->positions_returned != HEAP_NONE_RETURNED)
-		n += (heap->position_bytes + page - 1) / page * page - heap->positions_returned;
+		n += mem_page_round(heap->position_bytes) - heap->positions_returned;
 	return n;
 }
 

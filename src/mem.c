@@ -95,15 +95,14 @@ mem_release(void *p, size_t n)
 int
 mem_zfree_part(void *p, size_t *n)
 {
-	size_t page = mem_page_size(), keep;
+	size_t keep;
 	/*
 	 * The end goes and the start stays mapped: shrinking a mapping from its end never
 	 * splits it, so munmap cannot fail for want of a map entry.  The start is
 	 * page-aligned, so keep is a whole number of pages; what is left stays at least
 	 * MEM_MAP_MIN, so that mem_zfree still knows the block for a mapped one.
 	 */
-	keep = *n >= MEM_MAP_MIN + MEM_FREE_STEP ? (*n - MEM_FREE_STEP + page - 1) /
-	    page * page : 0;
+	keep = *n >= MEM_MAP_MIN + MEM_FREE_STEP ? mem_page_round(*n - MEM_FREE_STEP) : 0;
 	if (keep < MEM_MAP_MIN || keep >= *n) {
 		mem_zfree(p, *n);
 		*n = 0;

@@ -100,6 +100,15 @@ int mem_zfree_part(void *p, size_t *n);
 /* The size of a page (sysconf(3), asked once). */
 size_t mem_page_size(void);
 
+/* n rounded up to whole pages. */
+static inline size_t
+mem_page_round(size_t n)
+{
+	size_t page = mem_page_size();
+
+	return (n + page - 1) / page * page;
+}
+
 /*
  * Returns the pages [p, p + n) of a block from mem_zalloc that is mapped (n and p's
  * offset in it whole pages) to the system, which zeroes them on next use: the block
