@@ -42,6 +42,7 @@
 
 #include "blank.h"
 #include "numparse.h"
+#include "numparse_short.h"
 #include "swar.h"
 
 /*
@@ -68,28 +69,6 @@
 #define SLOW_PATH_DIGITS 800
 #define SLOW_PATH_EXPONENT_MAX 99999
 #define SLOW_PATH_BUFFER_SIZE (1 + SLOW_PATH_DIGITS + 1 + 2 + 6 + 1)
-
-/*
- * Clinger's fast path is exact only when every double operation rounds once, to
- * double.  x87 arithmetic (FLT_EVAL_METHOD 2) rounds twice; there the fast path is
- * skipped.
- */
-#if defined(FLT_EVAL_METHOD) && FLT_EVAL_METHOD == 0
-#define HAVE_EXACT_DOUBLE_ARITHMETIC 1
-#else
-#define HAVE_EXACT_DOUBLE_ARITHMETIC 0
-#endif
-
-/*
- * Route 0 reads 8 bytes at a time where a uint64_t loaded from memory holds the first
- * byte lowest (little-endian), and ends in Clinger's exact division, so it needs both.
- */
-#if HAVE_EXACT_DOUBLE_ARITHMETIC && defined(__BYTE_ORDER__) && \
-    __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-#define HAVE_SWAR 1
-#else
-#define HAVE_SWAR 0
-#endif
 
 #ifdef __SIZEOF_INT128__
 #define HAVE_EISEL_LEMIRE 1
@@ -612,54 +591,6 @@ parse_general(const char *s, size_t len, double *out)
  * inlined into parse_number (3 more: gcc then moves the arguments to other registers
  * on entry).
  */
-#define SWAR_POINT ('.' ^ '0')
-#define SWAR_MINUS ('-' ^ '0')
-
-/*
- * The word's only non-digit, flagged by nondigit (which is not 0), must be a point:
- * then removes it, moving the digits before it up one byte (a digit 0 enters at the
- * bottom), stores in *point the point's byte (7 - *point digits follow it) and returns
- * true.  Returns false when there is another non-digit or the one is not a point.
- */
-static inline bool
-swar_remove_point(uint64_t *word, uint64_t nondigit, unsigned *point)
-{
-	uint64_t below = nondigit - 1;
-	/* 8 times the byte of the non-digit. */
-	unsigned point_shift = (unsigned)__builtin_ctzll(nondigit) - 7;
-
-	if ((nondigit & below) != 0 || ((*word >> point_shift) & 0xFF) != SWAR_POINT)
-		return false;
-	*word ^= (*word ^ *word << 8) & (nondigit ^ below); /* bytes up to the point's */
-	*point = point_shift / 8;
-	return true;
-}
-
-/*
- * Reads an aligned word of at most 8 characters, all digits or digits and one point (at
- * least 3 digits then, so never a lone point): stores its value, at most 99999999 with
- * at most 7 decimals, as one exact division (Clinger) and returns true, or returns
- * false.
- */
-static inline bool
-swar_short_decimal(uint64_t word, double *out)
-{
-	static const double divisor_by_point[8] = {
-		1e7, 1e6, 1e5, 1e4, 1e3, 1e2, 1e1, 1e0
-	};
-	uint64_t nondigit = swar_nondigits(word);
-	unsigned point;
-
-	if (__builtin_expect(nondigit == 0, 0)) {
-		*out = (double)swar_digits_value(word);
-		return true;
-	}
-	if (!swar_remove_point(&word, nondigit, &point))
-		return false;
-	*out = (double)swar_digits_value(word) / divisor_by_point[point];
-	return true;
-}
-
 /*
  * Marks the points of an aligned word: 0x80 in each byte that was a '.', exactly (the
  * carry-free form of the zero-byte test).  A field with two points or more is no number
@@ -694,11 +625,8 @@ swar_several(uint64_t marks, uint64_t more)
 static inline bool
 parse_short_swar(const char *s, size_t len, double *out)
 {
-	const unsigned char *p = (const unsigned char *)s;
-	uint64_t last = load_u32(p + len - 4) ^ 0x30303030U;
-	uint64_t first = load_u32(p) ^ 0x30303030U;
+	uint64_t word = swar_short_word(s, len);
 	unsigned align = 8 * (unsigned)len - 32;
-	uint64_t word = last << 32 | (first << 32) >> align;
 	double value;
 
 	if (__builtin_expect(*s != '-', 1)) {

@@ -7,6 +7,8 @@
  * as NaNs: their sign and payload are not compared).  Every field it refuses must be
  * outside that grammar or be one that strtod does not read whole.  The field is read
  * from a heap block of exactly its length, so AddressSanitizer catches a read past it.
+ * parse_number_inline, the values stage's way in, must give the same verdict and
+ * double, NaNs bit for bit.
  */
 #include <locale.h>
 #include <math.h>
@@ -18,6 +20,7 @@
 #include <string.h>
 
 #include "numparse.h"
+#include "numparse_short.h"
 
 static bool
 is_blank(char c)
@@ -145,7 +148,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char *copy = malloc(size + 1);
 	size_t body_start, body_end;
 	bool grammar, accepted, strtod_whole;
-	double got = 12345.0, want;
+	double got = 12345.0, got_inline = 12345.0, want;
 	char *end;
 
 	if (field == NULL || copy == NULL)
@@ -154,6 +157,11 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memcpy(copy, data, size);
 	copy[size] = '\0';
 	accepted = parse_number(field, size, &got);
+	/* The values stage's inline way (numparse_short.h) must agree, bit for bit. */
+	if (parse_number_inline(field, size, &got_inline) != accepted)
+		fail("parse_number_inline's verdict differs", data, size);
+	if (memcmp(&got_inline, &got, sizeof(got)) != 0)
+		fail("parse_number_inline's double differs", data, size);
 	grammar = in_grammar(copy, size, &body_start, &body_end);
 
 	/* strtod on the body alone: it skips more kinds of blank than the grammar does. */

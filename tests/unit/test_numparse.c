@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "numparse.h"
+#include "numparse_short.h"
 
 /* ---------------------------------------------------------------------------------------
 ** Helpers.
@@ -49,14 +50,24 @@ static bool same_double(double a, double b)
 /*
 ** Copies text[0..len) to the very end of a heap block of exactly len bytes and parses it
 ** from there, so that AddressSanitizer catches a read past the field, and a parser that
-** wanted a NUL terminator would find none. Returns what parse_number returns.
+** wanted a NUL terminator would find none. Returns what parse_number returns, having
+** checked that parse_number_inline (numparse_short.h, the values stage's) gives the same
+** verdict and the same double, and leaves *out alone on a refusal as well.
 */
 static bool parse_at_end_of_block(const char *text, size_t len, double *out)
 {
 	char *block = malloc(len ? len : 1);
 	cr_assert_not_null(block);
 	memcpy(block, text, len);
+	double before = *out, inline_value = *out;
 	bool accepted = parse_number(block, len, out);
+	bool inline_accepted = parse_number_inline(block, len, &inline_value);
+	if (inline_accepted != accepted)
+		cr_assert_fail("\"%.*s\": parse_number_inline %s it, parse_number %s", (int)len, text,
+		               inline_accepted ? "accepts" : "refuses", accepted ? "accepts" : "refuses");
+	if (!same_double(inline_value, accepted ? *out : before))
+		cr_assert_fail("\"%.*s\": parse_number_inline gives %a, parse_number %a", (int)len, text,
+		               inline_value, accepted ? *out : before);
 	free(block);
 	return accepted;
 }
