@@ -1579,7 +1579,8 @@ heap_push_number_rest(struct heap_window *w, double x, uint64_t position, bool a
  * lower.count <= lo + 1 needs no test: lower held at most the rank before plus one
  * (heap_fix), and a rank never falls as m grows.  When the heaps' pads reach spare
  * entries or more past what m needs, push_room moves on to m + spare / 2, which
- * the pads surely reach, since ready never falls: the rank is monotone in m and
+ * the pads surely reach, since ready falls only in heap_trim, which lowers push_room
+ * to m with it: the rank is monotone in m and
  * moves by at most the values added plus one (rounding may move it by two for one
  * value), so lo + 1 stays within lower's pads up to there, and m - lo - 1 (at least
  * what upper holds after a step, heap_fix) within upper's, or at a smaller m one

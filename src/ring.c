@@ -236,7 +236,13 @@ ring_make_room(struct ring *ring, size_t size, uint64_t n)
 	if (ring->moving != 0)
 		move_on(ring, size, n * RING_MOVE_STEP);
 	if (ring->moving == 0) {
-		if (ring->cap == 0 || ring->tail == ring->head)
+		/*
+		 * An empty ring starts again from its first slot, but not while a sweep of
+		 * its free pages goes on: the sweep ends at the tail's page, and would end
+		 * there before the pages it had still to return.
+		 */
+		if (ring->cap == 0 || (ring->tail == ring->head &&
+		    ring->released == RING_SWEEP_NONE))
 			ring->base = ring->head;
 		rebase(ring);
 	}

@@ -1161,24 +1161,43 @@ sort_doubles(double *a, size_t n)
 	qsort(a, n, sizeof(*a), compare_doubles);
 }
 
+/* Asserts that the median agg gives of all[first, n) (integers: exact) is right. */
+static void
+check_median_of(struct agg *agg, const double *all, size_t first, size_t n)
+{
+	static double sorted[240000];
+	size_t m = n - first;
+	struct agg_result got;
+
+	memcpy(sorted, all + first, m * sizeof(double));
+	sort_doubles(sorted, m);
+	agg_step_result(agg, &got);
+	cr_assert_eq(got.kind, AGG_RESULT_NUMBER);
+	cr_assert_eq(got.number, m % 2 ? sorted[m / 2] : (sorted[m / 2 - 1] + sorted[m / 2]) / 2,
+	    "median of %zu values", m);
+}
+
 /*
  * A time window after a burst (swag(1), WINDOWS): 100,000 values, then all but 50
- * evicted and 20,000 steps that hold 20 to 300, then 60,000 values again.  Once a
- * heap holds a quarter of its capacity or less, the pages past what the window needs
- * go back to the system (heap_trim), and pads are written there again as it grows,
- * over pages that read as zeros: every result of the steps between is checked against
- * the naive window, the structure's invariants every step, and the median of the
- * second burst (integers: exact) against a sort every 5,000 values.
+ * evicted and 20,000 steps that hold 20 to 300; then up to 12,000 and down to 1,000
+ * again; then 60,000 values again, and all but 50 evicted again.  Once a heap holds
+ * less than a quarter of its capacity, the pages past what the window needs go back
+ * to the system (heap_trim), and pads are written there again as it grows, over
+ * pages that read as zeros: every result of the small window's steps is checked
+ * against the naive window, the structure's invariants every step but while it grows
+ * (every 7th), its pads among them, and the median (integers: exact) against a sort
+ * now and then.  The pages written again by the second burst go back as well.
  */
 Test(quantile, a_burst_gives_its_pages_back)
 {
 	static const double qs[] = { 0.5, 0.99 };
-	static double all[180000];
+	static double all[240000];
 	struct naive *naive = malloc(sizeof(*naive));
 	struct agg *aggs[2];
 	struct quantile_stats stats;
 	unsigned seed = 77;
-	size_t n = 0, held;
+	size_t n = 0, held, first;
+	uint64_t bytes;
 
 	cr_assert_not_null(naive);
 	for (int j = 0; j < 2; j++)
@@ -1222,27 +1241,56 @@ Test(quantile, a_burst_gives_its_pages_back)
 		cr_assert_geq(stats.returned, 700000, "q=%g: %zu bytes returned", qs[j],
 		    stats.returned);
 	}
+	/* Up to 12,000 values and down to 1,000: trims at medium sizes, pads kept. */
+	first = n - held;
+	for (int step = 0; step < 23000; step++, n++) {
+		struct agg_value v = { .has_text = true, .has_number = true };
+		size_t e = step < 12000 || n - first <= 1000 ? 0 : 2;
+
+		all[n] = v.number = rand_r(&seed) % 1000;
+		first += e;
+		for (int j = 0; j < 2; j++) {
+			int broken;
+
+			cr_assert_eq(agg_step(aggs[j], e, &v, NULL), 0);
+			if (step >= 12000 || step % 7 == 0) {
+				broken = quantile_window_check(aggs[j]);
+				cr_assert_eq(broken, 0, "q=%g step %d, %zu values: invariant %d broken",
+				    qs[j], step, n + 1 - first, broken);
+			}
+		}
+		if (step % 1000 == 999)
+			check_median_of(aggs[0], all, first, n + 1);
+	}
 	/* A second burst grows the heaps again, over the pages they gave back. */
-	for (size_t first = n - held; n < 180000; n++) {
+	for (; n < 220000; n++) {
 		all[n] = rand_r(&seed) % 1000;
 		for (int j = 0; j < 2; j++)
 			push_number(aggs[j], all[n]);
 		if ((n + 1) % 5000 == 0) {
-			static double sorted[180000];
-			size_t m = n + 1 - first;
-			struct agg_result got;
-
-			memcpy(sorted, all + first, m * sizeof(double));
-			sort_doubles(sorted, m);
-			agg_step_result(aggs[0], &got);
-			cr_assert_eq(got.kind, AGG_RESULT_NUMBER);
-			cr_assert_eq(got.number, m % 2 ? sorted[m / 2] :
-			    (sorted[m / 2 - 1] + sorted[m / 2]) / 2, "median of %zu values", m);
+			check_median_of(aggs[0], all, first, n + 1);
 			for (int j = 0; j < 2; j++)
 				cr_assert_eq(quantile_window_check(aggs[j]), 0, "q=%g at %zu values",
-				    qs[j], m);
+				    qs[j], n + 1 - first);
 		}
 	}
+	/* And all but 50 leave again: the pages the burst wrote again go back too. */
+	bytes = quantile_counters.bytes;
+	for (int step = 0; step < 5000; step++, n++) {
+		struct agg_value v = { .has_text = true, .has_number = true };
+		size_t e = step == 0 ? n - first - 49 : 1;
+
+		all[n] = v.number = rand_r(&seed) % 1000;
+		first += e;
+		for (int j = 0; j < 2; j++)
+			cr_assert_eq(agg_step(aggs[j], e, &v, NULL), 0);
+	}
+	check_median_of(aggs[0], all, first, n);
+	for (int j = 0; j < 2; j++)
+		cr_assert_eq(quantile_window_check(aggs[j]), 0, "q=%g at the end", qs[j]);
+	/* Of the 2 x 16 bytes a value the second burst wrote again, 2.5 MB in all. */
+	cr_assert_geq(quantile_counters.bytes - bytes, 1000000, "%llu bytes returned again",
+	    (unsigned long long)(quantile_counters.bytes - bytes));
 	for (int j = 0; j < 2; j++)
 		agg_quantile.destroy(aggs[j]);
 	free(naive);
