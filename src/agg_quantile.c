@@ -1730,7 +1730,8 @@ heap_step_of(struct agg *agg, uint64_t evict, const struct agg_value *value,
 		if (word < SLOT_NAN) {
 			/* The pop first, so that a full ring does not grow. */
 			w->ring.head = head + 1;
-			if (__builtin_expect(tail >= w->ring.stop, 0) && heap_ring_room(w) != 0) {
+			if (__builtin_expect(tail >= w->ring.stop, 0) &&
+			    heap_ring_room(w) != 0) {
 				w->ring.head = head;
 				return -1;
 			}

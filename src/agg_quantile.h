@@ -145,7 +145,8 @@ struct quantile_stats {
 	size_t ring_capacity;		/* window slots allocated */
 	size_t order_capacity;		/* values the order structure has room for */
 	size_t bytes;			/* memory held, the window's header included */
-	size_t returned;		/* ... of which pages given back (heap_trim) */
+	size_t returned;		/* ... of which pages not in memory: from where
+					   heap_trim gave them back to the blocks' ends */
 };
 
 /* Stores agg's sizes in *stats; agg was made by agg_quantile.create.  Never fails. */

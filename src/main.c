@@ -279,8 +279,8 @@ option_count(const char *option, const char *text, uint64_t min, uint64_t max)
 	if (min == 0 && len > 0 && strspn(digits, "0") >= len)
 		return 0;
 	if (parse_count(digits, len, max, &value) != 0 || value < min)
-		usage_error("invalid %s '%s': not an integer from %llu to %llu", option, shown(text),
-		    (unsigned long long)min, (unsigned long long)max);
+		usage_error("invalid %s '%s': not an integer from %llu to %llu", option,
+		    shown(text), (unsigned long long)min, (unsigned long long)max);
 	return value;
 }
 
@@ -659,8 +659,8 @@ check_specs(int argc, char *argv[], struct settings *settings)
 			    "from -1, or a name with -H", shown(argv[i]));
 		case SPEC_BAD_WINDOW:
 			usage_error("invalid window in '%s': a row count from 1 to %llu, "
-			    "a duration such as 30s (under 2^63 ns, 292 years), or all", shown(argv[i]),
-			    (unsigned long long)WINDOW_ROWS_MAX);
+			    "a duration such as 30s (under 2^63 ns, 292 years), or all",
+			    shown(argv[i]), (unsigned long long)WINDOW_ROWS_MAX);
 		}
 		spec_count++;
 		if (spec->column.digits && !config->header)

@@ -919,7 +919,8 @@ stage_values_of(struct pipeline *p, size_t n, size_t column_count, bool from_end
 			if (len == 0 || is_na(na_lengths, config, text, len))
 				continue;
 			v->has_text = true;
-			if (numeric && !(v->has_number = parse_number_inline(text, len, &v->number)) &&
+			if (numeric &&
+			    !(v->has_number = parse_number_inline(text, len, &v->number)) &&
 			    !(from_end && read_before(columns, i, number, count)) &&
 			    pipeline_problem(p, PROBLEM_NOT_NUMBER, b->rec[k].line, number,
 			    &fields[number - 1], count))

@@ -42,6 +42,16 @@ trigger(const struct ring *ring, size_t size)
 }
 
 /*
+ * True for a ring that may return the pages of its free slots (ring.h: Release):
+ * mapped, without a limit, not moving.
+ */
+static bool
+may_release(const struct ring *ring)
+{
+	return ring->mapped != 0 && ring->limit == 0 && ring->moving == 0;
+}
+
+/*
  * Sets room and stop, which send a push to ring_make_room: while moving, every push;
  * else one that fills the ring to its trigger, or whose slot is past base + 2 * cap,
  * where base must move on; and the map, after any change of slots, base, wrap or cap.
@@ -53,9 +63,8 @@ set_stop(struct ring *ring, size_t size)
 
 	ring->room = ring->moving != 0 ? 0 : trigger(ring, size);
 	ring->stop = ring->moving != 0 ? 0 : ring->base + 2 * ring->cap;
-	/* A mapped ring without a limit looks for free pages to return (see ring.h). */
-	if (ring->mapped != 0 && ring->limit == 0 && ring->moving == 0 &&
-	    ring->tail + every < ring->stop)
+	/* Such a ring looks for free pages to return every so many pushes. */
+	if (may_release(ring) && ring->tail + every < ring->stop)
 		ring->stop = ring->tail + every;
 	ring->map.near = (uintptr_t)ring->slots - (uintptr_t)ring->base * size;
 	ring->map.far = ring->map.near - (uintptr_t)ring->cap * size;
@@ -270,8 +279,7 @@ ring_make_room(struct ring *ring, size_t size, uint64_t n)
 	 * while some are left.  Else a later sweep starts afresh: the tail may come round
 	 * to pages swept before.
 	 */
-	if (ring->mapped != 0 && ring->limit == 0 && ring->moving == 0 &&
-	    (ring->tail - ring->head) * 4 < ring->cap) {
+	if (may_release(ring) && (ring->tail - ring->head) * 4 < ring->cap) {
 		if (release_some(ring, size))
 			ring->stop = ring->tail + 1;
 	} else {
