@@ -5,6 +5,9 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
+#ifdef __GLIBC__		/* defined by the headers above */
+#include <malloc.h>
+#endif
 
 #include "mem.h"
 
@@ -84,6 +87,26 @@ mem_page_size(void)
 	if (page == 0)
 		page = (size_t)sysconf(_SC_PAGESIZE);
 	return page;
+}
+
+/* Bytes of blocks that mem_note_freed counted since the last trim (mem_idle). */
+static size_t freed_since_trim;
+
+void
+mem_note_freed(size_t n)
+{
+	freed_since_trim += n;
+}
+
+void
+mem_idle(void)
+{
+	if (freed_since_trim < MEM_TRIM_MIN)
+		return;
+	freed_since_trim = 0;
+#ifdef __GLIBC__
+	(void)malloc_trim(0);
+#endif
 }
 
 void

@@ -116,4 +116,24 @@ mem_page_round(size_t n)
  */
 void mem_release(void *p, size_t n);
 
+/*
+ * The bytes of small blocks given up after a burst (mem_note_freed) from which an idle
+ * moment returns malloc's free pages to the system (mem_idle).
+ */
+#define MEM_TRIM_MIN ((size_t)1 << 20)
+
+/*
+ * Counts n bytes of a block from mem_realloc that a structure freed to hold less after
+ * a burst (a ring gone into fewer slots): free(3) keeps such blocks' pages when other
+ * blocks lie past them, and mem_idle returns them.
+ */
+void mem_note_freed(size_t n);
+
+/*
+ * Called when swag is about to wait for input, its output flushed: once
+ * MEM_TRIM_MIN bytes or more were counted by mem_note_freed, asks malloc to return the
+ * pages it holds free to the system (malloc_trim(3), where the C library is glibc's).
+ */
+void mem_idle(void);
+
 #endif /* SWAG_MEM_H */

@@ -219,11 +219,17 @@ stop_requested(const struct pipeline *p)
 	return p->config->stop != NULL && *p->config->stop != 0;
 }
 
-/* The idle hook of the reader: flushes what is written before input is awaited. */
+/*
+ * The idle hook of the reader: flushes what is written before input is awaited, then
+ * returns the memory given up after a burst (mem_idle).
+ */
 static int
 pipeline_idle(void *context)
 {
-	return output_flush(context);
+	if (output_flush(context) != 0)
+		return -1;
+	mem_idle();
+	return 0;
 }
 /*
  * Makes room for need more fields in the batch's field array.  Returns 0, or -1 when

@@ -52,6 +52,18 @@ may_release(const struct ring *ring)
 }
 
 /*
+ * True for a ring that may go into fewer slots by a copy (ring.h: Release): without a
+ * limit, not moving, of RING_SHRINK_MIN bytes or more but not mapped, so that the copy
+ * moves fewer than MEM_MAP_MIN / 4 bytes.
+ */
+static bool
+may_shrink(const struct ring *ring, size_t size)
+{
+	return ring->mapped == 0 && ring->limit == 0 && ring->moving == 0 &&
+	    ring->cap * size >= RING_SHRINK_MIN;
+}
+
+/*
  * Sets room and stop, which send a push to ring_make_room: while moving, every push;
  * else one that fills the ring to its trigger, or whose slot is past base + 2 * cap,
  * where base must move on; and the map, after any change of slots, base, wrap or cap.
@@ -63,9 +75,14 @@ set_stop(struct ring *ring, size_t size)
 
 	ring->room = ring->moving != 0 ? 0 : trigger(ring, size);
 	ring->stop = ring->moving != 0 ? 0 : ring->base + 2 * ring->cap;
-	/* Such a ring looks for free pages to return every so many pushes. */
+	/*
+	 * Such a ring looks for free pages to return every so many pushes, and a small
+	 * one whether it holds few enough to shrink every half of its slots.
+	 */
 	if (may_release(ring) && ring->tail + every < ring->stop)
 		ring->stop = ring->tail + every;
+	else if (may_shrink(ring, size) && ring->tail + ring->cap / 2 < ring->stop)
+		ring->stop = ring->tail + ring->cap / 2;
 	ring->map.near = (uintptr_t)ring->slots - (uintptr_t)ring->base * size;
 	ring->map.far = ring->map.near - (uintptr_t)ring->cap * size;
 	ring->map.wrap_pos = ring->base + ring->wrap;
@@ -255,6 +272,16 @@ ring_make_room(struct ring *ring, size_t size, uint64_t n)
 			ring->base = ring->head;
 		rebase(ring);
 	}
+	/*
+	 * A small ring less than a quarter full goes into twice the slots it is about to
+	 * hold (at least RING_FIRST_CAP); should memory be short, it stays as it is.
+	 */
+	if (may_shrink(ring, size) && ring->tail - ring->head < ring->cap / 4 &&
+	    n < ring->cap / 4) {
+		uint64_t cap = 2 * (ring->tail - ring->head + n);
+
+		(void)ring_resize(ring, size, cap > RING_FIRST_CAP ? cap : RING_FIRST_CAP);
+	}
 	need = ring->tail - ring->head + n;
 	/*
 	 * While moving, positions up to base + 2 cap have slots (ring_index): a batch
@@ -325,6 +352,8 @@ ring_resize(struct ring *ring, size_t size, uint64_t cap)
 		memcpy(slots + (size_t)first * size, ring->slots, (size_t)(count - first) * size);
 		TEST_COUNT_BYTES(ring_bytes_copied, count * size);
 	}
+	if (ring->mapped == 0 && ring->slots != NULL)
+		mem_note_freed((size_t)ring->cap * size);
 	mem_zfree(ring->slots, ring->mapped);	/* mapped 0: a block of mem_realloc's */
 	ring->slots = slots;
 	ring->mapped = bytes >= MEM_MAP_MIN ? bytes : 0;

@@ -695,3 +695,67 @@ Test(ring, batches_keep_positions_while_moving)
 		ring_free(&ring);
 	}
 }
+
+/*
+ * A small ring without a limit (each key's time window under -g) goes into fewer
+ * slots when it holds less than a quarter of them (ring.h, Release): it looks every
+ * half of its slots' pushes, and its copy moves fewer than MEM_MAP_MIN / 4 bytes.
+ * A ring with a limit (a row window's) and one under RING_SHRINK_MIN bytes keep theirs.
+ */
+Test(ring, a_small_ring_shrinks_after_a_burst)
+{
+	static const size_t sizes[] = { 4, 8, 24 };
+
+	for (size_t k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
+		size_t size = sizes[k];
+
+		for (int limited = 0; limited < 2; limited++) {
+			struct ring ring;
+			uint64_t head = 0, tail = 0, burst_cap;
+
+			ring_init(&ring);
+			ring_set_limit(&ring, limited ? 3000 : 0);
+			for (; tail < 3000; tail++)
+				fill(ring_push(&ring, size), size, tail);
+			burst_cap = ring.cap;
+			cr_assert_lt(burst_cap * size, MEM_MAP_MIN, "a ring of malloc's");
+			for (int step = 0; step < 20000; step++) {
+				uint64_t copied = ring_bytes_copied;
+
+				/* Down to 10, two leaving a push, then one each. */
+				ring.head += tail - head > 10 ? 2 : 1;
+				head += tail - head > 10 ? 2 : 1;
+				fill(ring_push(&ring, size), size, tail++);
+				cr_assert_lt(ring_bytes_copied - copied, MEM_MAP_MIN / 4);
+				if (step % 101 == 0 || tail - head < 12)
+					check_all(&ring, size, head, tail);
+			}
+			check_all(&ring, size, head, tail);
+			if (limited)
+				cr_assert_eq(ring.cap, burst_cap, "size %zu: a row window's ring",
+				    size);
+			else	/* halved at each look while past RING_SHRINK_MIN bytes */
+				cr_assert(ring.cap <= 64 || ring.cap * size < RING_SHRINK_MIN,
+				    "size %zu: %llu slots after a burst's %llu", size,
+				    (unsigned long long)ring.cap, (unsigned long long)burst_cap);
+			ring_free(&ring);
+		}
+	}
+	/* 200 slots of 8 bytes, under RING_SHRINK_MIN: kept. */
+	{
+		struct ring ring;
+		uint64_t tail = 0;
+
+		ring_init(&ring);
+		for (; tail < 200; tail++)
+			fill(ring_push(&ring, 8), 8, tail);
+		cr_assert_lt(ring.cap * 8, RING_SHRINK_MIN);
+		for (int step = 0; step < 2000; step++) {
+			ring.head = tail - 1;
+			fill(ring_push(&ring, 8), 8, tail++);
+		}
+		check_all(&ring, 8, tail - 2, tail);
+		cr_assert_eq(ring.cap, 256);
+		ring_free(&ring);
+	}
+}
