@@ -92,6 +92,8 @@
 
 /* The first heap block holds this many values (a window of up to MID_CAP needs none). */
 #define FIRST_ORDER_CAP 8
+/* The capacity from which a heap of small blocks may shrink (heap_shrink). */
+#define HEAP_SHRINK_MIN 512
 
 /* The ring word of position (a uint64_t per slot). */
 static inline uint64_t *
@@ -548,8 +550,10 @@ heap_pad_to(struct quantile_heap *heap, bool is_upper, size_t target)
 }
 
 /*
- * Gives the heap room for new_cap entries, new_cap > cap.  Returns 0, or -1 when memory
- * is short (the heap then holds what it held, in blocks of at least their old size).
+ * Gives the heap room for new_cap entries, new_cap > cap; or, for heap_shrink, puts a
+ * heap whose blocks are not both mapped into blocks of new_cap entries, fewer, but at
+ * least ready.  Returns 0, or -1 when memory is short (the heap then holds what it
+ * held, in blocks of at least their old size).
  *
  * The arrays are two blocks.  values starts HEAP_VALUE_OFFSET bytes or less into its
  * block, where values + 1 is a multiple of HEAP_ALIGN (then the children of every node,
@@ -677,6 +681,43 @@ heap_return_pages(void *block, size_t bytes, size_t floor, size_t *returned,
 		*returned = from;
 	}
 	return from > floor;
+}
+
+/*
+ * A heap of blocks under MEM_MAP_MIN (mem_realloc's) of HEAP_SHRINK_MIN entries or
+ * more that holds less than a quarter of them (each key's time window under -g after
+ * a burst) goes into blocks of the capacity that needed takes, doubling from
+ * FIRST_ORDER_CAP to at least twice it: heap_grow copies its entries and pads, fewer
+ * than MEM_MAP_MIN / 4 bytes each, and free(3)'s pages go back at the next wait for
+ * input (mem_note_freed).  Should memory be short, it stays as it is.  Returns true
+ * when the blocks moved: pointers into them must move too.
+ */
+static bool
+heap_shrink(struct quantile_heap *heap, bool is_upper, size_t needed)
+{
+	size_t cap = FIRST_ORDER_CAP, ready = heap->ready, freed = 0;
+
+	/* Both blocks mapped: heap_trim's. */
+	if ((heap->value_bytes >= MEM_MAP_MIN && heap->position_bytes >= MEM_MAP_MIN) ||
+	    heap->cap < HEAP_SHRINK_MIN || heap->count >= heap->cap / 4 ||
+	    needed >= heap->cap / 4)
+		return false;
+	if (heap->value_bytes < MEM_MAP_MIN)
+		freed += heap->value_bytes;
+	if (heap->position_bytes < MEM_MAP_MIN)
+		freed += heap->position_bytes;
+	while (cap < 2 * needed)
+		cap *= 2;
+	if (heap->ready > needed + HEAP_PAD_AHEAD)
+		heap->ready = needed + HEAP_PAD_AHEAD;
+	if (heap->ready > cap)
+		heap->ready = cap;
+	if (heap_grow(heap, is_upper, cap) != 0) {
+		heap->ready = ready;
+		return false;
+	}
+	mem_note_freed(freed);
+	return true;
 }
 
 /*
@@ -1123,12 +1164,18 @@ heap_trim_both(struct heap_window *w)
 	size_t budget = RING_RELEASE_STEP;
 	size_t lower_needed = (size_t)(w->lo + 1);
 	size_t upper_needed = (size_t)(m - (uint64_t)w->lo - 1);
+	/* lo_at and hi_at point at a heap's top or into mid (heap_locate). */
+	bool lo_lower = w->lo_at == w->lower.values, hi_upper = w->hi_at == w->upper.values;
 	bool more;
 
 	if (lower_needed < w->lower.count)
 		lower_needed = w->lower.count;
 	if (upper_needed < w->upper.count)
 		upper_needed = w->upper.count;
+	if (heap_shrink(&w->lower, false, lower_needed + HEAP_SLACK) && lo_lower)
+		w->lo_at = w->lower.values;
+	if (heap_shrink(&w->upper, true, upper_needed + HEAP_SLACK) && hi_upper)
+		w->hi_at = w->upper.values;
 	more = heap_trim(&w->lower, lower_needed + HEAP_SLACK, &budget);
 	more = heap_trim(&w->upper, upper_needed + HEAP_SLACK, &budget) || more;
 	if (w->push_room > m)

@@ -146,4 +146,49 @@ if ! $asan && [ -r /proc/self/status ]; then
 		"$(cut -f 1-3 "$TMP/burst-out" | cmp - "$TMP/want" 2>&1 | head -1)" ""
 fi
 
+# Each key's time window under -g after a burst (swag(1), WINDOWS): 300 records for
+# each of 1,000 keys at one time, then 300,000 at a thousand a second, against awk;
+# through a FIFO, each key's rings and heaps, smaller than the 128 KiB that return
+# pages, go into fewer slots, and malloc's free pages go back while swag waits.
+awk 'BEGIN { srand(23)
+	for (i = 0; i < 300000; i++) print 0, int(rand() * 2001) - 1000, "k" (i % 1000)
+	for (i = 0; i < 300000; i++) print 1 + int(i / 1000), int(rand() * 2001) - 1000, "k" (i % 1000)
+}' >"$TMP/key-burst"
+awk '{
+	k = $3; n[k]++; t[k, n[k]] = $1; x[k, n[k]] = $2; s[k] += $2
+	if (!(k in lo)) lo[k] = 1
+	while (t[k, lo[k]] <= $1 - 10) { s[k] -= x[k, lo[k]]; delete t[k, lo[k]]; delete x[k, lo[k]]; lo[k]++ }
+	print k "\t" s[k] "\t" (n[k] - lo[k] + 1)
+}' "$TMP/key-burst" >"$TMP/key-want"
+"$SWAG" -t 1 -g 3 -w 10s sum:2 count:2 p99:2 <"$TMP/key-burst" | cut -f 1-3 >"$TMP/key-got"
+expect_eq "-t 1 -g 3 -w 10s after a burst: the records that differ from awk's" \
+	"$(cmp "$TMP/key-got" "$TMP/key-want" 2>&1 | head -1)" ""
+
+if ! $asan && [ -r /proc/self/status ]; then
+	mkfifo "$TMP/key-burst-in"
+	"$SWAG" -t 1 -g 3 -w 10s sum:2 count:2 p99:2 <"$TMP/key-burst-in" \
+		>"$TMP/key-burst-out" &
+	swag_pid=$!
+	exec 3>"$TMP/key-burst-in"
+	head -n 300000 "$TMP/key-burst" >&3
+	wait_lines "$TMP/key-burst-out" 300000 || fail "after a keyed burst: no results in 60 s"
+	after_burst=$(vm_rss_kb "$swag_pid")
+	tail -n 300000 "$TMP/key-burst" >&3
+	wait_lines "$TMP/key-burst-out" 600000 ||
+		fail "after the keys' slower records: no results in 60 s"
+	after_slow=$(vm_rss_kb "$swag_pid")
+	exec 3>&-
+	wait "$swag_pid"
+	expect_eq "after a keyed burst: status" "$?" 0
+	# Each key's rings of 512 slots (24, 8 and 8 bytes) and heaps of 512 entries
+	# (16 bytes): 41 MB; 9.8 MB after the slower records (42 MB before the rings
+	# and heaps of malloc's went into fewer slots).
+	expect_eq "after a keyed burst: the burst took more than 30 MB" \
+		"$([ "$after_burst" -gt 30000 ] && echo yes || echo "no, $after_burst KiB")" yes
+	expect_eq "after a keyed burst: the room's memory went back (under 15 MB)" \
+		"$([ "$after_slow" -lt 15000 ] && echo yes || echo "no, $after_slow KiB")" yes
+	expect_eq "after a keyed burst through a FIFO: the results" \
+		"$(cut -f 1-3 "$TMP/key-burst-out" | cmp - "$TMP/key-want" 2>&1 | head -1)" ""
+fi
+
 finish

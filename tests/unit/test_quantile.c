@@ -1297,6 +1297,74 @@ Test(quantile, a_burst_gives_its_pages_back)
 }
 
 /*
+ * Each key's time window under -g after a burst: heaps of small blocks (under
+ * MEM_MAP_MIN, mem_realloc's) go into fewer entries when they hold less than a quarter
+ * of them (heap_shrink), and the results stay the naive window's through every step,
+ * x[lo]'s pointer moving with its block (quantile_window_check compares it).
+ */
+Test(quantile, a_small_burst_shrinks_its_heaps)
+{
+	static const double qs[] = { 0.01, 0.5, 0.99 };
+	struct naive *naive = malloc(sizeof(*naive));
+	unsigned seed = 91;
+
+	cr_assert_not_null(naive);
+	for (int j = 0; j < 3; j++) {
+		struct agg *agg = make(qs[j], 1);
+		struct quantile_stats stats;
+		size_t burst_capacity, burst_ring;
+
+		memset(naive, 0, sizeof(*naive));
+		for (int i = 0; i < 3000; i++) {
+			struct agg_value v = { .has_text = true, .has_number = true,
+			    .number = rand_r(&seed) % 500 };
+
+			/* The naive window holds the last 300, from which it runs. */
+			if (i >= 2700)
+				naive_append(naive, &v);
+			push_number(agg, v.number);
+		}
+		quantile_window_stats(agg, &stats);
+		burst_capacity = stats.order_capacity;
+		burst_ring = stats.ring_capacity;
+		cr_assert_geq(burst_capacity, 3000);
+		/*
+		 * All but 300 leave at the first step; then down to 10 to 40 values, two
+		 * leaving a step, then one or none or two.
+		 */
+		for (int step = 0; step < 6000; step++) {
+			struct agg_value v = { .has_text = true, .has_number = true,
+			    .number = rand_r(&seed) % 500 };
+			size_t e = naive->slots > 40 ? 2 : naive->slots < 10 ? 0 :
+			    (size_t)rand_r(&seed) % 3;
+			struct agg_result got, want;
+			int broken;
+
+			naive_evict(naive, e);
+			if (step == 0)
+				e += 2700;
+			naive_append(naive, &v);
+			naive_sort(naive);
+			cr_assert_eq(agg_step(agg, e, &v, &got), 0);
+			naive_result(naive, qs[j], 1, &want);
+			check_result(&got, &want, "after a small burst", qs[j], step);
+			broken = quantile_window_check(agg);
+			cr_assert_eq(broken, 0, "q=%g step %d: invariant %d broken", qs[j], step,
+			    broken);
+		}
+		quantile_window_stats(agg, &stats);
+		/* Each heap under agg_quantile.c's HEAP_SHRINK_MIN (512), where it stops. */
+		cr_assert_leq(stats.order_capacity, 1100, "q=%g: room for %zu values after the "
+		    "burst's %zu", qs[j], stats.order_capacity, burst_capacity);
+		/* A ring of 8-byte words: halved at each look while past RING_SHRINK_MIN. */
+		cr_assert_lt(stats.ring_capacity * 8, RING_SHRINK_MIN, "q=%g: %zu slots after "
+		    "the burst's %zu", qs[j], stats.ring_capacity, burst_ring);
+		agg_quantile.destroy(agg);
+	}
+	free(naive);
+}
+
+/*
  * The full-window order the pipeline uses: pop, push, result in one step of a row
  * window, with values re-entering.
  */
