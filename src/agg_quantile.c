@@ -551,8 +551,8 @@ heap_pad_to(struct quantile_heap *heap, bool is_upper, size_t target)
 
 /*
  * Gives the heap room for new_cap entries, new_cap > cap; or, for heap_shrink, puts a
- * heap whose blocks are not both mapped into blocks of new_cap entries, fewer, but at
- * least ready.  Returns 0, or -1 when memory is short (the heap then holds what it
+ * heap of blocks under MEM_MAP_MIN into blocks of new_cap entries, fewer, but at least
+ * ready.  Returns 0, or -1 when memory is short (the heap then holds what it
  * held, in blocks of at least their old size).
  *
  * The arrays are two blocks.  values starts HEAP_VALUE_OFFSET bytes or less into its
@@ -683,6 +683,10 @@ heap_return_pages(void *block, size_t bytes, size_t floor, size_t *returned,
 	return from > floor;
 }
 
+/* At a power-of-two capacity, values' block is mapped only with positions'. */
+_Static_assert((MEM_MAP_MIN / sizeof(uint64_t) / 2 + HEAP_PADDING) * sizeof(double) +
+    HEAP_VALUE_OFFSET < MEM_MAP_MIN, "a heap's values are mapped only with its positions");
+
 /*
  * A heap of blocks under MEM_MAP_MIN (mem_realloc's) of HEAP_SHRINK_MIN entries or
  * more that holds less than a quarter of them (each key's time window under -g after
@@ -695,17 +699,16 @@ heap_return_pages(void *block, size_t bytes, size_t floor, size_t *returned,
 static bool
 heap_shrink(struct quantile_heap *heap, bool is_upper, size_t needed)
 {
-	size_t cap = FIRST_ORDER_CAP, ready = heap->ready, freed = 0;
+	size_t cap = FIRST_ORDER_CAP, ready = heap->ready;
+	size_t freed = heap->value_bytes + heap->position_bytes;
 
-	/* Both blocks mapped: heap_trim's. */
-	if ((heap->value_bytes >= MEM_MAP_MIN && heap->position_bytes >= MEM_MAP_MIN) ||
-	    heap->cap < HEAP_SHRINK_MIN || heap->count >= heap->cap / 4 ||
-	    needed >= heap->cap / 4)
+	/*
+	 * Mapped blocks are heap_trim's.  The capacity is a power of two, so both blocks
+	 * reach MEM_MAP_MIN at the same one (16,384 entries).
+	 */
+	if (heap->position_bytes >= MEM_MAP_MIN || heap->cap < HEAP_SHRINK_MIN ||
+	    heap->count >= heap->cap / 4 || needed >= heap->cap / 4)
 		return false;
-	if (heap->value_bytes < MEM_MAP_MIN)
-		freed += heap->value_bytes;
-	if (heap->position_bytes < MEM_MAP_MIN)
-		freed += heap->position_bytes;
 	while (cap < 2 * needed)
 		cap *= 2;
 	if (heap->ready > needed + HEAP_PAD_AHEAD)

@@ -59,8 +59,8 @@
  * A smaller ring without a limit (RING_SHRINK_MIN bytes or more, but not mapped), such
  * as each key's under -g, looks every half of its slots' pushes, and when it holds
  * less than a quarter of them it goes into twice the slots it holds, by a copy of
- * fewer than MEM_MAP_MIN / 4 bytes: after 2,000 records a key in one second over
- * 1,000 keys, -g with -w 10s avg held 70 MB for the rest of the run.
+ * fewer than MEM_MAP_MIN / 4 bytes, so that a burst's room does not stay with every
+ * key; its block's pages go back through mem_note_freed and mem_idle.
  *
  * The element size is an argument of every function, and each caller passes a
  * constant (RING_AT and friends pass sizeof): the functions are forced inline, so a

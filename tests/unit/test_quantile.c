@@ -1356,7 +1356,7 @@ Test(quantile, a_small_burst_shrinks_its_heaps)
 		/* Each heap under agg_quantile.c's HEAP_SHRINK_MIN (512), where it stops. */
 		cr_assert_leq(stats.order_capacity, 1100, "q=%g: room for %zu values after the "
 		    "burst's %zu", qs[j], stats.order_capacity, burst_capacity);
-		/* A ring of 8-byte words: halved at each look while past RING_SHRINK_MIN. */
+		/* A ring of 8-byte words: shrunk at each look while of RING_SHRINK_MIN or more. */
 		cr_assert_lt(stats.ring_capacity * 8, RING_SHRINK_MIN, "q=%g: %zu slots after "
 		    "the burst's %zu", qs[j], stats.ring_capacity, burst_ring);
 		agg_quantile.destroy(agg);

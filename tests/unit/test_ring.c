@@ -734,7 +734,7 @@ Test(ring, a_small_ring_shrinks_after_a_burst)
 			if (limited)
 				cr_assert_eq(ring.cap, burst_cap, "size %zu: a row window's ring",
 				    size);
-			else	/* halved at each look while past RING_SHRINK_MIN bytes */
+			else	/* shrunk at each look while of RING_SHRINK_MIN bytes or more */
 				cr_assert(ring.cap <= 64 || ring.cap * size < RING_SHRINK_MIN,
 				    "size %zu: %llu slots after a burst's %llu", size,
 				    (unsigned long long)ring.cap, (unsigned long long)burst_cap);
