@@ -294,5 +294,6 @@ rate_either_move(struct agg *agg, const struct agg_move *move)
 }
 
 const struct agg_kind agg_rate = {
-	"rate", AGG_INPUT_NUMBER, rate_create, monoid_destroy, rate_either_move, false
+	"rate", AGG_INPUT_NUMBER, rate_create, monoid_destroy, rate_either_move, false,
+	false
 };

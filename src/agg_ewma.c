@@ -299,5 +299,5 @@ ewma_move(struct agg *agg, const struct agg_move *move)
 }
 
 const struct agg_kind agg_ewma = {
-	"ewma", AGG_INPUT_NUMBER, ewma_create, ewma_destroy, ewma_move, true
+	"ewma", AGG_INPUT_NUMBER, ewma_create, ewma_destroy, ewma_move, true, false
 };

@@ -260,11 +260,11 @@ max_move(struct agg *agg, const struct agg_move *move)
 }
 
 const struct agg_kind agg_min_deque = {
-	"min", AGG_INPUT_NUMBER, minmax_create, minmax_destroy, min_move, false
+	"min", AGG_INPUT_NUMBER, minmax_create, minmax_destroy, min_move, false, true
 };
 
 const struct agg_kind agg_max_deque = {
-	"max", AGG_INPUT_NUMBER, minmax_create, minmax_destroy, max_move, false
+	"max", AGG_INPUT_NUMBER, minmax_create, minmax_destroy, max_move, false, true
 };
 
 #ifdef SWAG_TEST_COUNTERS

@@ -1404,7 +1404,7 @@ mode_move(struct agg *agg, const struct agg_move *m)
 }
 
 const struct agg_kind agg_mode = {
-	"mode", AGG_INPUT_TEXT, mode_create, mode_destroy, mode_move, false
+	"mode", AGG_INPUT_TEXT, mode_create, mode_destroy, mode_move, false, false
 };
 
 /* Stores agg's counters and sizes in *stats (see agg_mode.h). */

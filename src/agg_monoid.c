@@ -586,7 +586,7 @@ MONOID_KIND(sum, AGG_INPUT_NUMBER);
 MONOID_KIND(avg, AGG_INPUT_NUMBER);
 MONOID_KIND(count, AGG_INPUT_TEXT);
 /* The default min and max are agg_minmax.c's deque; these are the two-stack's. */
-MONOID_KIND_AS(min, agg_min_twostack, AGG_INPUT_NUMBER);
-MONOID_KIND_AS(max, agg_max_twostack, AGG_INPUT_NUMBER);
+MONOID_KIND_AS(min, agg_min_twostack, AGG_INPUT_NUMBER, true);
+MONOID_KIND_AS(max, agg_max_twostack, AGG_INPUT_NUMBER, true);
 MONOID_KIND(var, AGG_INPUT_NUMBER);
 MONOID_KIND(stddev, AGG_INPUT_NUMBER);

@@ -2043,5 +2043,5 @@ quantile_window_check(const struct agg *agg)
 }
 
 const struct agg_kind agg_quantile = {
-	"pN", AGG_INPUT_NUMBER, heap_create, heap_destroy, quantile_move, false
+	"pN", AGG_INPUT_NUMBER, heap_create, heap_destroy, quantile_move, false, true
 };

@@ -515,8 +515,8 @@ monoid_run(struct agg *agg, uint64_t rows, const agg_index *index, const uint32_
  * all but the kind and its create(), NAME_move among them, for a kind whose create()
  * chooses between monoids (agg_ends.c's rate); it takes no semicolon after it.
  */
-#define MONOID_KIND(NAME, INPUT) MONOID_KIND_AS(NAME, agg_##NAME, INPUT)
-#define MONOID_KIND_AS(NAME, KIND, INPUT)					\
+#define MONOID_KIND(NAME, INPUT) MONOID_KIND_AS(NAME, agg_##NAME, INPUT, false)
+#define MONOID_KIND_AS(NAME, KIND, INPUT, REPEAT)				\
 	static struct agg *							\
 	NAME##_create(const struct agg_kind *kind, const struct agg_params *params) \
 	{									\
@@ -524,7 +524,8 @@ monoid_run(struct agg *agg, uint64_t rows, const agg_index *index, const uint32_
 	}									\
 	MONOID_KIND_OPS(NAME, INPUT)						\
 	const struct agg_kind KIND = {						\
-		#NAME, INPUT, NAME##_create, monoid_destroy, NAME##_move, false	\
+		#NAME, INPUT, NAME##_create, monoid_destroy, NAME##_move, false,	\
+		REPEAT								\
 	}
 #define MONOID_KIND_OPS(NAME, INPUT)						\
 	TWOSTACK_INLINE int							\

@@ -151,6 +151,9 @@ struct batch {
 	struct agg_result *results;	/* spec i of record k: results[i * BATCH_MAX + k] */
 	const struct agg_value **spec_values;	/* spec i: its column's values */
 	struct agg_result **spec_results;	/* spec i: its results */
+	struct number_memo *memos;	/* spec i's last number printed ... */
+	struct number_memo **spec_memos;	/* ... kept for spec i when its
+					   results repeat, without -g; else NULL */
 };
 
 struct pipeline {
@@ -479,11 +482,13 @@ commit_number(struct pipeline *p, char *buf, size_t len)
 /*
  * Writes one result field to out (p->out); plain_numbers says that a number prints
  * shortest and unquoted (p->shortest, not p->quote_numbers).  A record loop reads both
- * once, where the output's stores would have them read again for every result.
+ * once, where the output's stores would have them read again for every result.  memo,
+ * when not NULL, is the column's number_memo, through which a number printed shortest
+ * goes.
  */
 PIPELINE_HOT void
 write_result_as(struct pipeline *p, struct output *out, const struct agg_result *result,
-    bool plain_numbers)
+    bool plain_numbers, struct number_memo *memo)
 {
 	const struct pipeline_config *config = p->config;
 	char *buf;
@@ -491,7 +496,8 @@ write_result_as(struct pipeline *p, struct output *out, const struct agg_result 
 	/* The common case first: a number, printed shortest. */
 	if (result->kind == AGG_RESULT_NUMBER && plain_numbers) {
 		buf = output_reserve(out, NUMPRINT_SHORTEST_MAX);
-		output_commit(out, format_number(result->number, buf));
+		output_commit(out, memo != NULL ? format_number_memo(result->number, buf, memo) :
+		    format_number(result->number, buf));
 		return;
 	}
 	switch (result->kind) {
@@ -529,7 +535,7 @@ write_result_as(struct pipeline *p, struct output *out, const struct agg_result 
 PIPELINE_HOT void
 write_result(struct pipeline *p, const struct agg_result *result)
 {
-	write_result_as(p, p->out, result, p->shortest && !p->quote_numbers);
+	write_result_as(p, p->out, result, p->shortest && !p->quote_numbers, NULL);
 }
 
 /*
@@ -1319,11 +1325,13 @@ write_key_field(struct pipeline *p, const struct group *g, bool quote, char deli
  * written (all when want is NULL), for spec_count aggregates.  Constants give the
  * loop its shape: keyed, that each record starts with its key (-g without -a);
  * results_only, that a record is its results alone (no -a, no -g); plain, that the
- * output quotes nothing and numbers print shortest (the caller has checked).
+ * output quotes nothing and numbers print shortest (the caller has checked); memos,
+ * that some aggregate's numbers go through its number_memo (batch.spec_memos): a
+ * constant false spares the others the test (2 instructions a record for -w 1000 avg).
  */
 PIPELINE_HOT void
 stage_write_of(struct pipeline *p, size_t n, const unsigned char *want,
-    size_t spec_count, bool keyed, bool results_only, bool plain)
+    size_t spec_count, bool keyed, bool results_only, bool plain, bool memos)
 {
 	/* In locals: the output's bytes may alias anything, so fields would be reloaded. */
 	const struct pipeline_config *config = p->config;
@@ -1335,6 +1343,7 @@ stage_write_of(struct pipeline *p, size_t n, const unsigned char *want,
 	struct batch *b = &p->batch;
 	struct output *out = p->out;
 	const struct agg_result *first_results = b->spec_results[0];
+	struct number_memo *first_memo = b->spec_memos[0];
 
 	for (size_t k = 0; k < n; k++) {
 		if (want != NULL && !want[k])
@@ -1369,7 +1378,8 @@ stage_write_of(struct pipeline *p, size_t n, const unsigned char *want,
 			if (i > 0)
 				output_byte(out, delimiter);
 			write_result_as(p, out, spec_count == 1 ? &first_results[k] :
-			    &b->spec_results[i][k], plain_numbers);
+			    &b->spec_results[i][k], plain_numbers, !memos ? NULL :
+			    spec_count == 1 ? first_memo : b->spec_memos[i]);
 		}
 		output_end_record(out);
 	}
@@ -1387,18 +1397,31 @@ stage_write_keyed(struct pipeline *p, size_t n, const unsigned char *want)
 	bool plain = !p->quote_output && p->shortest && !p->quote_numbers;
 
 	if (want == NULL)
-		plain ? stage_write_of(p, n, NULL, 1, true, false, true) :
-		    stage_write_of(p, n, NULL, 1, true, false, false);
+		plain ? stage_write_of(p, n, NULL, 1, true, false, true, false) :
+		    stage_write_of(p, n, NULL, 1, true, false, false, false);
 	else
-		plain ? stage_write_of(p, n, want, 1, true, false, true) :
-		    stage_write_of(p, n, want, 1, true, false, false);
+		plain ? stage_write_of(p, n, want, 1, true, false, true, false) :
+		    stage_write_of(p, n, want, 1, true, false, false, false);
+}
+
+/*
+ * stage_write_of for one aggregate whose numbers go through its number_memo, without
+ * -g; out of line (see stage_write).
+ */
+static __attribute__((noinline)) void
+stage_write_memo(struct pipeline *p, size_t n, const unsigned char *want)
+{
+	if (want == NULL && !p->config->append)
+		stage_write_of(p, n, NULL, 1, false, true, false, true);
+	else
+		stage_write_of(p, n, want, 1, false, false, false, true);
 }
 
 /*
  * stage_write, its loop made for one aggregate apart, for one aggregate's results
- * alone on every record apart again, and for keyed records (-g without -a) out of
- * line, so that the others keep their registers (the loop of three aggregates paid 1
- * instruction a record in it).
+ * alone on every record apart again, and for keyed records (-g without -a) and one
+ * aggregate's memo out of line, so that the others keep their registers (the loop of
+ * three aggregates paid 1 instruction a record in it, -w 1000 avg 1 for the memo's).
  */
 static void
 stage_write(struct pipeline *p, size_t n)
@@ -1406,13 +1429,15 @@ stage_write(struct pipeline *p, size_t n)
 	const unsigned char *want = p->config->step == 1 ? NULL : p->batch.want;
 
 	if (p->config->spec_count != 1)
-		stage_write_of(p, n, want, p->config->spec_count, false, false, false);
+		stage_write_of(p, n, want, p->config->spec_count, false, false, false, true);
 	else if (p->config->has_group && !p->config->append)
 		stage_write_keyed(p, n, want);
+	else if (p->batch.spec_memos[0] != NULL)
+		stage_write_memo(p, n, want);
 	else if (want == NULL && !p->config->append)
-		stage_write_of(p, n, NULL, 1, false, true, false);	/* every_record: no -g */
+		stage_write_of(p, n, NULL, 1, false, true, false, false); /* every_record */
 	else
-		stage_write_of(p, n, want, 1, false, false, false);
+		stage_write_of(p, n, want, 1, false, false, false, false);
 }
 
 /* A bucket's grace, in the time that passes: see bucket_timer. */
@@ -2711,13 +2736,22 @@ pipeline_init(struct pipeline *p, const struct pipeline_config *config)
 	    mem_array_size(n, sizeof(*b->spec_values), &bytes) != 0 ||
 	    (b->spec_values = mem_realloc(NULL, bytes ? bytes : 1)) == NULL ||
 	    mem_array_size(n, sizeof(*b->spec_results), &bytes) != 0 ||
-	    (b->spec_results = mem_realloc(NULL, bytes ? bytes : 1)) == NULL)
+	    (b->spec_results = mem_realloc(NULL, bytes ? bytes : 1)) == NULL ||
+	    mem_array_size(n, sizeof(*b->memos), &bytes) != 0 ||
+	    (b->memos = mem_realloc(NULL, bytes ? bytes : 1)) == NULL ||
+	    mem_array_size(n, sizeof(*b->spec_memos), &bytes) != 0 ||
+	    (b->spec_memos = mem_realloc(NULL, bytes ? bytes : 1)) == NULL)
 		return -1;
 	/* Room for fields from the start: a record's fields never point from NULL. */
 	if (batch_reserve(b, 1) != 0)
 		return -1;
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
 		b->spec_results[i] = b->results + i * BATCH_MAX;
+		b->memos[i] = NUMBER_MEMO_INIT;
+		/* With -g one key's result follows another's: they would seldom repeat. */
+		b->spec_memos[i] = config->specs[i].kind->results_repeat &&
+		    !config->has_group ? &b->memos[i] : NULL;
+	}
 	for (size_t k = 0; k < BATCH_MAX; k++)
 		b->rec[k].in_input = b->rec[k].trimmed = true;
 	if (config->has_group) {
@@ -2834,6 +2868,8 @@ pipeline_free(struct pipeline *p)
 	mem_free(p->batch.results);
 	mem_free(p->batch.spec_values);
 	mem_free(p->batch.spec_results);
+	mem_free(p->batch.memos);
+	mem_free(p->batch.spec_memos);
 	mem_free(p->batch.lists);
 	mem_free(p->bucket.keys);
 }

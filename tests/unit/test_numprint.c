@@ -622,6 +622,63 @@ static void reference_fixed(double x, int precision, char *out, size_t size)
 		memmove(out, out + 1, (size_t)length); /* "-0.00" is "0.00" */
 }
 
+/*
+** format_number_memo gives format_number's text, from its memo when the number is the
+** one it printed last: the results of min, max and pN, which repeat (see agg.h).
+*/
+
+/* Checks one call: the text and length format_number gives x. */
+static void check_memo(struct number_memo *memo, double x)
+{
+	char got[NUMPRINT_SHORTEST_MAX], expected[NUMPRINT_SHORTEST_MAX];
+	size_t len = format_number_memo(x, got, memo);
+	size_t expected_len = format_number(x, expected);
+	cr_assert(len == expected_len && memcmp(got, expected, len) == 0,
+	    "format_number_memo(%a) gave \"%.*s\", format_number \"%.*s\"", x, (int)len, got,
+	    (int)expected_len, expected);
+}
+
+Test(format_number_memo, repeats_and_changes_give_format_numbers_text)
+{
+	struct number_memo memo = NUMBER_MEMO_INIT;
+	/* The memo starts as 0's: 0 first, then -0 (other bits, the same text). */
+	const double fixed[] = { 0.0, -0.0, 0.0, 1.5, 1.5, -1.5, NAN, NAN, -NAN, INFINITY,
+		-INFINITY, INFINITY, 5e-324, -1.2345678901234567e-308, 0.1, 0.1, 1e16,
+		9007199254740993.0, 0.30000000000000004 };
+	for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++)
+		check_memo(&memo, fixed[i]);
+	/* NaNs of other payloads and signs: bits apart, each "nan". */
+	check_memo(&memo, double_from_bits(0x7FF8000000000001U));
+	check_memo(&memo, double_from_bits(0xFFF0000000000002U));
+	check_memo(&memo, double_from_bits(0x7FF8000000000001U));
+
+	/* Runs of repeats among changes, as a percentile's results come, every length. */
+	uint64_t state = 11, bits = 0;
+	for (int i = 0; i < 200000; i++) {
+		uint64_t r = next_random(&state);
+		if (r % 4 == 0)
+			bits = next_random(&state);
+		else if (r % 4 == 1)
+			bits ^= (uint64_t)1 << (r >> 58);	/* a neighbour, or the sign */
+		check_memo(&memo, double_from_bits(bits));
+	}
+}
+
+/* A repeat is a copy of the memo's text: no formatting, whatever the text says. */
+Test(format_number_memo, a_repeat_copies_the_memo)
+{
+	struct number_memo memo = NUMBER_MEMO_INIT;
+	char got[NUMPRINT_SHORTEST_MAX];
+
+	cr_assert_eq(format_number_memo(2.75, got, &memo), 4);
+	cr_assert(memcmp(got, "2.75", 4) == 0);
+	memcpy(memo.text, "mark", 4);
+	cr_assert_eq(format_number_memo(2.75, got, &memo), 4);
+	cr_assert(memcmp(got, "mark", 4) == 0, "the repeat was formatted again");
+	cr_assert_eq(format_number_memo(-2.75, got, &memo), 5);
+	cr_assert(memcmp(got, "-2.75", 5) == 0, "a new number took the memo's text");
+}
+
 static void check_fixed(double x, int precision)
 {
 	char expected[NUMPRINT_FIXED_MAX + 8];
