@@ -154,6 +154,7 @@ struct batch {
 	struct number_memo *memos;	/* spec i's last number printed ... */
 	struct number_memo **spec_memos;	/* ... kept for spec i when its
 					   results repeat, without -g; else NULL */
+	bool memos_kept;		/* some spec_memos[i] is not NULL */
 };
 
 struct pipeline {
@@ -1344,6 +1345,7 @@ stage_write_of(struct pipeline *p, size_t n, const unsigned char *want,
 	struct output *out = p->out;
 	const struct agg_result *first_results = b->spec_results[0];
 	struct number_memo *first_memo = b->spec_memos[0];
+	struct number_memo *const *spec_memos = b->spec_memos;
 
 	for (size_t k = 0; k < n; k++) {
 		if (want != NULL && !want[k])
@@ -1379,7 +1381,7 @@ stage_write_of(struct pipeline *p, size_t n, const unsigned char *want,
 				output_byte(out, delimiter);
 			write_result_as(p, out, spec_count == 1 ? &first_results[k] :
 			    &b->spec_results[i][k], plain_numbers, !memos ? NULL :
-			    spec_count == 1 ? first_memo : b->spec_memos[i]);
+			    spec_count == 1 ? first_memo : spec_memos[i]);
 		}
 		output_end_record(out);
 	}
@@ -1405,13 +1407,15 @@ stage_write_keyed(struct pipeline *p, size_t n, const unsigned char *want)
 }
 
 /*
- * stage_write_of for one aggregate whose numbers go through its number_memo, without
- * -g; out of line (see stage_write).
+ * stage_write_of where some aggregate's numbers go through its number_memo (no -g);
+ * out of line (see stage_write).
  */
 static __attribute__((noinline)) void
 stage_write_memo(struct pipeline *p, size_t n, const unsigned char *want)
 {
-	if (want == NULL && !p->config->append)
+	if (p->config->spec_count != 1)
+		stage_write_of(p, n, want, p->config->spec_count, false, false, false, true);
+	else if (want == NULL && !p->config->append)
 		stage_write_of(p, n, NULL, 1, false, true, false, true);
 	else
 		stage_write_of(p, n, want, 1, false, false, false, true);
@@ -1419,21 +1423,22 @@ stage_write_memo(struct pipeline *p, size_t n, const unsigned char *want)
 
 /*
  * stage_write, its loop made for one aggregate apart, for one aggregate's results
- * alone on every record apart again, and for keyed records (-g without -a) and one
- * aggregate's memo out of line, so that the others keep their registers (the loop of
- * three aggregates paid 1 instruction a record in it, -w 1000 avg 1 for the memo's).
+ * alone on every record apart again, and for keyed records (-g without -a) and the
+ * memos out of line, so that the others keep their registers (the loop of three
+ * aggregates paid 1 instruction a record in it; -w 1000 avg 1 for the memo's loop,
+ * -w all first last delta 2).
  */
 static void
 stage_write(struct pipeline *p, size_t n)
 {
 	const unsigned char *want = p->config->step == 1 ? NULL : p->batch.want;
 
-	if (p->config->spec_count != 1)
-		stage_write_of(p, n, want, p->config->spec_count, false, false, false, true);
+	if (p->batch.memos_kept)
+		stage_write_memo(p, n, want);
+	else if (p->config->spec_count != 1)
+		stage_write_of(p, n, want, p->config->spec_count, false, false, false, false);
 	else if (p->config->has_group && !p->config->append)
 		stage_write_keyed(p, n, want);
-	else if (p->batch.spec_memos[0] != NULL)
-		stage_write_memo(p, n, want);
 	else if (want == NULL && !p->config->append)
 		stage_write_of(p, n, NULL, 1, false, true, false, false); /* every_record */
 	else
@@ -2751,6 +2756,7 @@ pipeline_init(struct pipeline *p, const struct pipeline_config *config)
 		/* With -g one key's result follows another's: they would seldom repeat. */
 		b->spec_memos[i] = config->specs[i].kind->results_repeat &&
 		    !config->has_group ? &b->memos[i] : NULL;
+		b->memos_kept |= b->spec_memos[i] != NULL;
 	}
 	for (size_t k = 0; k < BATCH_MAX; k++)
 		b->rec[k].in_input = b->rec[k].trimmed = true;
