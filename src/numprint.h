@@ -14,10 +14,13 @@
 #include <string.h>
 
 /*
- * The size of format_number's buffer.  Its text is at most 24 bytes
- * ("-1.2345678901234567e-308"), but it may use the bytes after the text as scratch.
+ * The size of format_number's buffer.  Its text is at most NUMPRINT_SHORTEST_LEN bytes,
+ * but it may use the bytes after the text as scratch.
  */
 #define NUMPRINT_SHORTEST_MAX 32
+
+/* The longest text format_number writes ("-1.2345678901234567e-308"). */
+#define NUMPRINT_SHORTEST_LEN 24
 
 /* The largest precision format_fixed accepts. */
 #define NUMPRINT_PRECISION_MAX 30
@@ -49,32 +52,37 @@ size_t format_number(double x, char *buf);
  * percentile) is most often the one of the record before, and the copy costs about 10
  * instructions where format_number takes about 150 (see agg_kind.results_repeat).
  * The number is kept as its bits, which decide the text (-0 and every NaN included).
+ * A key keeps one for each such aggregate: 33 bytes and the padding.
  */
 struct number_memo {
 	uint64_t bits;
-	size_t len;
-	char text[NUMPRINT_SHORTEST_MAX];
+	char text[NUMPRINT_SHORTEST_LEN];
+	unsigned char len;
 };
 
 /* A memo that holds 0, a number whose text it gives right. */
-#define NUMBER_MEMO_INIT ((struct number_memo){ 0, 1, "0" })
+#define NUMBER_MEMO_INIT ((struct number_memo){ 0, "0", 1 })
 
 /*
  * Writes x into buf[0..NUMPRINT_SHORTEST_MAX) as format_number does, from memo when x
- * is the number it holds, else through format_number into memo.
+ * is the number it holds, else through format_number, keeping x and its text in memo.
  */
 static inline size_t
 format_number_memo(double x, char *buf, struct number_memo *memo)
 {
 	uint64_t bits;
+	size_t len;
 
 	memcpy(&bits, &x, sizeof(bits));
-	if (bits != memo->bits) {
-		memo->len = format_number(x, memo->text);
-		memo->bits = bits;
+	if (bits == memo->bits) {
+		memcpy(buf, memo->text, NUMPRINT_SHORTEST_LEN);
+		return memo->len;
 	}
-	memcpy(buf, memo->text, NUMPRINT_SHORTEST_MAX);
-	return memo->len;
+	len = format_number(x, buf);
+	memcpy(memo->text, buf, NUMPRINT_SHORTEST_LEN);
+	memo->len = (unsigned char)len;
+	memo->bits = bits;
+	return len;
 }
 
 /*

@@ -86,8 +86,21 @@ struct group {
 					   (newest may be a later record of the batch) */
 	char *key;			/* the key's text, in at least GROUP_KEY_ROOM
 					   bytes (zeros after it), in the group's own
-					   block, after the struct (group_new) */
+					   block, after the struct and its memos
+					   (group_new) */
 };
+
+/*
+ * With batch.memos_kept, a key's number_memo for each aggregate, right after its
+ * struct group (the single group's are the batch's).
+ */
+static inline struct number_memo *
+group_memos(const struct group *g)
+{
+	return (struct number_memo *)(void *)(g + 1);
+}
+_Static_assert(sizeof(struct group) % _Alignof(struct number_memo) == 0,
+    "a group's memos follow it aligned");
 
 /*
  * -s DURATION (swag(1), BUCKETS): the bucket [b, b + S) being filled, and the keys it
@@ -151,10 +164,12 @@ struct batch {
 	struct agg_result *results;	/* spec i of record k: results[i * BATCH_MAX + k] */
 	const struct agg_value **spec_values;	/* spec i: its column's values */
 	struct agg_result **spec_results;	/* spec i: its results */
-	struct number_memo *memos;	/* spec i's last number printed ... */
-	struct number_memo **spec_memos;	/* ... kept for spec i when its
-					   results repeat, without -g; else NULL */
-	bool memos_kept;		/* some spec_memos[i] is not NULL */
+	bool memos_kept;		/* some aggregate's results repeat: every
+					   key keeps a number_memo for each spec ... */
+	unsigned char *repeats;		/* ... and those of spec i whose results
+					   repeat (agg_kind.results_repeat) go
+					   through it */
+	struct number_memo *memos;	/* the single group's */
 };
 
 struct pipeline {
@@ -779,12 +794,19 @@ static __attribute__((noinline)) struct group *
 group_new(struct pipeline *p, const char *key, size_t len)
 {
 	size_t room = len > GROUP_KEY_ROOM ? len : GROUP_KEY_ROOM;
+	/* No overflow: the batch's own memos were allocated (pipeline_init). */
+	size_t memos = (p->batch.memos_kept ? p->config->spec_count : 0) *
+	    sizeof(struct number_memo);
 	struct group *g;
 
-	if (room > SIZE_MAX - sizeof(*g) || (g = mem_realloc(NULL, sizeof(*g) + room)) == NULL)
+	if (room > SIZE_MAX - sizeof(*g) - memos ||
+	    (g = mem_realloc(NULL, sizeof(*g) + memos + room)) == NULL)
 		return NULL;
-	memset(g, 0, sizeof(*g) + GROUP_KEY_ROOM);
-	g->key = (char *)(g + 1);
+	memset(g, 0, sizeof(*g));
+	for (size_t i = 0; i < memos / sizeof(struct number_memo); i++)
+		group_memos(g)[i] = NUMBER_MEMO_INIT;
+	g->key = (char *)(g + 1) + memos;
+	memset(g->key, 0, GROUP_KEY_ROOM);
 	memcpy(g->key, key, len);
 	g->key_len = len;
 	if (window_set_init(&g->windows, p->config->specs, p->config->spec_count) != 0 ||
@@ -1327,8 +1349,8 @@ write_key_field(struct pipeline *p, const struct group *g, bool quote, char deli
  * loop its shape: keyed, that each record starts with its key (-g without -a);
  * results_only, that a record is its results alone (no -a, no -g); plain, that the
  * output quotes nothing and numbers print shortest (the caller has checked); memos,
- * that some aggregate's numbers go through its number_memo (batch.spec_memos): a
- * constant false spares the others the test (2 instructions a record for -w 1000 avg).
+ * that the numbers of the aggregates whose results repeat go through the key's
+ * number_memo (batch.memos_kept): a constant false spares the others the tests.
  */
 PIPELINE_HOT void
 stage_write_of(struct pipeline *p, size_t n, const unsigned char *want,
@@ -1344,10 +1366,11 @@ stage_write_of(struct pipeline *p, size_t n, const unsigned char *want,
 	struct batch *b = &p->batch;
 	struct output *out = p->out;
 	const struct agg_result *first_results = b->spec_results[0];
-	struct number_memo *first_memo = b->spec_memos[0];
-	struct number_memo *const *spec_memos = b->spec_memos;
+	const unsigned char *repeats = b->repeats;
 
 	for (size_t k = 0; k < n; k++) {
+		struct number_memo *record_memos;
+
 		if (want != NULL && !want[k])
 			continue;
 		if (keyed) {
@@ -1363,7 +1386,9 @@ stage_write_of(struct pipeline *p, size_t n, const unsigned char *want,
 				memcpy(o, g->key, GROUP_KEY_ROOM);
 				/* len, not g->key_len: the key's bytes could alias it. */
 				o[len - 1] = delimiter;
-				len += format_number(first_results[k].number, o + len);
+				len += memos ? format_number_memo(first_results[k].number,
+				    o + len, group_memos(g)) :
+				    format_number(first_results[k].number, o + len);
 				o[len] = '\n';
 				output_commit_record(out, len + 1);
 				continue;
@@ -1376,12 +1401,16 @@ stage_write_of(struct pipeline *p, size_t n, const unsigned char *want,
 			write_key(p, b->groups[k]);
 			output_byte(out, delimiter);
 		}
+		record_memos = !memos ? NULL :
+		    keyed || group ? group_memos(b->groups[k]) : b->memos;
 		for (size_t i = 0; i < spec_count; i++) {
+			/* With one aggregate, memos says that its results repeat. */
+			bool memo = memos && (spec_count == 1 || repeats[i]);
+
 			if (i > 0)
 				output_byte(out, delimiter);
 			write_result_as(p, out, spec_count == 1 ? &first_results[k] :
-			    &b->spec_results[i][k], plain_numbers, !memos ? NULL :
-			    spec_count == 1 ? first_memo : spec_memos[i]);
+			    &b->spec_results[i][k], plain_numbers, memo ? record_memos + i : NULL);
 		}
 		output_end_record(out);
 	}
@@ -1407,14 +1436,21 @@ stage_write_keyed(struct pipeline *p, size_t n, const unsigned char *want)
 }
 
 /*
- * stage_write_of where some aggregate's numbers go through its number_memo (no -g);
- * out of line (see stage_write).
+ * stage_write_of where some aggregate's numbers go through a number_memo; out of line
+ * (see stage_write).
  */
 static __attribute__((noinline)) void
 stage_write_memo(struct pipeline *p, size_t n, const unsigned char *want)
 {
-	if (p->config->spec_count != 1)
+	if (p->config->spec_count != 1 && (want != NULL || p->config->append ||
+	    p->config->has_group))
 		stage_write_of(p, n, want, p->config->spec_count, false, false, false, true);
+	else if (p->config->spec_count != 1)
+		stage_write_of(p, n, NULL, p->config->spec_count, false, true, false, true);
+	else if (p->config->has_group && !p->config->append)
+		!p->quote_output && p->shortest && !p->quote_numbers ?
+		    stage_write_of(p, n, want, 1, true, false, true, true) :
+		    stage_write_of(p, n, want, 1, true, false, false, true);
 	else if (want == NULL && !p->config->append)
 		stage_write_of(p, n, NULL, 1, false, true, false, true);
 	else
@@ -2744,8 +2780,7 @@ pipeline_init(struct pipeline *p, const struct pipeline_config *config)
 	    (b->spec_results = mem_realloc(NULL, bytes ? bytes : 1)) == NULL ||
 	    mem_array_size(n, sizeof(*b->memos), &bytes) != 0 ||
 	    (b->memos = mem_realloc(NULL, bytes ? bytes : 1)) == NULL ||
-	    mem_array_size(n, sizeof(*b->spec_memos), &bytes) != 0 ||
-	    (b->spec_memos = mem_realloc(NULL, bytes ? bytes : 1)) == NULL)
+	    (b->repeats = mem_realloc(NULL, n ? n : 1)) == NULL)
 		return -1;
 	/* Room for fields from the start: a record's fields never point from NULL. */
 	if (batch_reserve(b, 1) != 0)
@@ -2753,10 +2788,8 @@ pipeline_init(struct pipeline *p, const struct pipeline_config *config)
 	for (size_t i = 0; i < n; i++) {
 		b->spec_results[i] = b->results + i * BATCH_MAX;
 		b->memos[i] = NUMBER_MEMO_INIT;
-		/* With -g one key's result follows another's: they would seldom repeat. */
-		b->spec_memos[i] = config->specs[i].kind->results_repeat &&
-		    !config->has_group ? &b->memos[i] : NULL;
-		b->memos_kept |= b->spec_memos[i] != NULL;
+		b->repeats[i] = config->specs[i].kind->results_repeat;
+		b->memos_kept |= b->repeats[i];
 	}
 	for (size_t k = 0; k < BATCH_MAX; k++)
 		b->rec[k].in_input = b->rec[k].trimmed = true;
@@ -2875,7 +2908,7 @@ pipeline_free(struct pipeline *p)
 	mem_free(p->batch.spec_values);
 	mem_free(p->batch.spec_results);
 	mem_free(p->batch.memos);
-	mem_free(p->batch.spec_memos);
+	mem_free(p->batch.repeats);
 	mem_free(p->batch.lists);
 	mem_free(p->bucket.keys);
 }
