@@ -134,11 +134,14 @@ struct agg_kind {
 	 */
 	bool keeps_history;
 	/*
-	 * Its result is one of the window's values (or lies between two), which
-	 * stays while others come and go, so that it is most often the result of
-	 * the record before: the pipeline keeps the text it printed last for it
-	 * (number_memo).  swag -w 1000 p99 over make bench's numbers repeats 97 %
-	 * of its results.
+	 * Its result is most often the one of the key's record before, so that the
+	 * pipeline keeps the text it printed last for it (number_memo): min's, max's
+	 * and pN's, one of the window's values (or between two) that stays while
+	 * others come and go; count's, the window's size once it is full;
+	 * distinct's, an estimate that moves by steps.  Its results are all
+	 * numbers or all counts (the memo tells them by their bits alone).  swag -w
+	 * 1000 p99 over make bench's numbers repeats 97 % of its results, -w 100000
+	 * distinct over its IPv4 strings 94 %.
 	 */
 	bool results_repeat;
 };

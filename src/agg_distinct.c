@@ -1126,7 +1126,7 @@ distinct_move(struct agg *agg, const struct agg_move *move)
 
 const struct agg_kind agg_distinct = {
 	"distinct", AGG_INPUT_TEXT, distinct_create, distinct_destroy, distinct_move, false,
-	false
+	true
 };
 
 #ifdef SWAG_TEST_COUNTERS

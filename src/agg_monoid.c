@@ -584,7 +584,7 @@ static const struct monoid stddev_monoid = {
 
 MONOID_KIND(sum, AGG_INPUT_NUMBER);
 MONOID_KIND(avg, AGG_INPUT_NUMBER);
-MONOID_KIND(count, AGG_INPUT_TEXT);
+MONOID_KIND_AS(count, agg_count, AGG_INPUT_TEXT, true);
 /* The default min and max are agg_minmax.c's deque; these are the two-stack's. */
 MONOID_KIND_AS(min, agg_min_twostack, AGG_INPUT_NUMBER, true);
 MONOID_KIND_AS(max, agg_max_twostack, AGG_INPUT_NUMBER, true);

@@ -47,12 +47,31 @@
 size_t format_number(double x, char *buf);
 
 /*
- * The last number a column printed with format_number and its text, so that printing
- * the same number again is a copy: an order statistic's result (min, max, a
- * percentile) is most often the one of the record before, and the copy costs about 10
- * instructions where format_number takes about 150 (see agg_kind.results_repeat).
- * The number is kept as its bits, which decide the text (-0 and every NaN included).
- * A key keeps one for each such aggregate: 33 bytes and the padding.
+ * Writes x into buf[0..NUMPRINT_FIXED_MAX) with precision digits after the decimal
+ * point, byte for byte as snprintf(buf, n, "%.*f", precision, x) does in the "C"
+ * locale, with these exceptions: a result whose digits are all zero never has a minus
+ * sign (-0.0001 at precision 2 is "0.00", not printf's "-0.00"); any NaN is "nan"; the
+ * infinities are "inf" and "-inf".  A precision outside 0..NUMPRINT_PRECISION_MAX is
+ * taken as the nearest end of that range.  Returns the number of bytes written.
+ */
+size_t format_fixed(double x, int precision, char *buf);
+
+/*
+ * Writes v in plain decimal into buf, without sign or leading zeros ("0" for zero).
+ * Returns the length of the text, at most 20.  The bytes of buf after the text, up to
+ * buf + 20, may have been overwritten.
+ */
+size_t format_uint(uint64_t v, char *buf);
+
+/*
+ * The last number a column printed and its text, so that printing the same number
+ * again is a copy: the result of min, max or a percentile is most often the one of
+ * the record before, and the copy costs about 10 instructions where format_number
+ * takes about 150 (see agg_kind.results_repeat); a count's, from format_uint, about
+ * 40.  A double is kept as its bits, which decide the text (-0 and every NaN
+ * included), a count as itself: a memo serves one column, whose results are numbers
+ * or counts, never both.  A key keeps one for each aggregate: 33 bytes and the
+ * padding.
  */
 struct number_memo {
 	uint64_t bits;
@@ -85,22 +104,22 @@ format_number_memo(double x, char *buf, struct number_memo *memo)
 	return len;
 }
 
-/*
- * Writes x into buf[0..NUMPRINT_FIXED_MAX) with precision digits after the decimal
- * point, byte for byte as snprintf(buf, n, "%.*f", precision, x) does in the "C"
- * locale, with these exceptions: a result whose digits are all zero never has a minus
- * sign (-0.0001 at precision 2 is "0.00", not printf's "-0.00"); any NaN is "nan"; the
- * infinities are "inf" and "-inf".  A precision outside 0..NUMPRINT_PRECISION_MAX is
- * taken as the nearest end of that range.  Returns the number of bytes written.
- */
-size_t format_fixed(double x, int precision, char *buf);
+/* format_uint through memo, as format_number_memo; buf has NUMPRINT_SHORTEST_MAX bytes. */
+static inline size_t
+format_uint_memo(uint64_t v, char *buf, struct number_memo *memo)
+{
+	size_t len;
 
-/*
- * Writes v in plain decimal into buf, without sign or leading zeros ("0" for zero).
- * Returns the length of the text, at most 20.  The bytes of buf after the text, up to
- * buf + 20, may have been overwritten.
- */
-size_t format_uint(uint64_t v, char *buf);
+	if (v == memo->bits) {
+		memcpy(buf, memo->text, NUMPRINT_SHORTEST_LEN);
+		return memo->len;
+	}
+	len = format_uint(v, buf);
+	memcpy(memo->text, buf, NUMPRINT_SHORTEST_LEN);
+	memo->len = (unsigned char)len;
+	memo->bits = v;
+	return len;
+}
 
 /* The most bytes format_rfc3339 and format_epoch write. */
 #define NUMPRINT_TIME_MAX 40

@@ -500,7 +500,7 @@ commit_number(struct pipeline *p, char *buf, size_t len)
  * shortest and unquoted (p->shortest, not p->quote_numbers).  A record loop reads both
  * once, where the output's stores would have them read again for every result.  memo,
  * when not NULL, is the column's number_memo, through which a number printed shortest
- * goes.
+ * goes, and a count.
  */
 PIPELINE_HOT void
 write_result_as(struct pipeline *p, struct output *out, const struct agg_result *result,
@@ -534,8 +534,9 @@ write_result_as(struct pipeline *p, struct output *out, const struct agg_result 
 		}
 		break;
 	case AGG_RESULT_COUNT:
-		buf = output_reserve(out, 20);
-		commit_number(p, buf, format_uint(result->count, buf));
+		buf = output_reserve(out, NUMPRINT_SHORTEST_MAX);
+		commit_number(p, buf, memo != NULL ? format_uint_memo(result->count, buf, memo) :
+		    format_uint(result->count, buf));
 		break;
 	case AGG_RESULT_TEXT:
 		/* A short one in one fixed copy: AGG_TEXT_READABLE bytes are readable. */

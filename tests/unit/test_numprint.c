@@ -679,6 +679,28 @@ Test(format_number_memo, a_repeat_copies_the_memo)
 	cr_assert(memcmp(got, "-2.75", 5) == 0, "a new number took the memo's text");
 }
 
+/* Counts, as distinct and count give them: format_uint's text, from the memo on a repeat. */
+Test(format_number_memo, counts_repeat_and_change_as_format_uint)
+{
+	struct number_memo memo = NUMBER_MEMO_INIT;
+	char got[NUMPRINT_SHORTEST_MAX], expected[NUMPRINT_SHORTEST_MAX];
+	uint64_t state = 12, v = 0;
+
+	for (int i = 0; i < 100000; i++) {
+		uint64_t r = next_random(&state);
+		if (r % 3 == 0)
+			v = r % 4 == 0 ? UINT64_MAX - r % 3 : next_random(&state) >> (r >> 58);
+		size_t len = format_uint_memo(v, got, &memo);
+		size_t expected_len = format_uint(v, expected);
+		cr_assert(len == expected_len && memcmp(got, expected, len) == 0,
+		    "format_uint_memo(%" PRIu64 ") gave \"%.*s\"", v, (int)len, got);
+	}
+	memcpy(memo.text, "mark", 4);
+	memo.len = 4;
+	cr_assert_eq(format_uint_memo(v, got, &memo), 4);
+	cr_assert(memcmp(got, "mark", 4) == 0, "the repeat was formatted again");
+}
+
 static void check_fixed(double x, int precision)
 {
 	char expected[NUMPRINT_FIXED_MAX + 8];
