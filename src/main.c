@@ -62,6 +62,7 @@ struct settings {
 	bool have_null, have_na;		/* --null, --na were given */
 	bool quiet;				/* -q */
 	const char *step_text;			/* -s's argument */
+	const char *window_text;		/* -w's argument */
 	uint64_t min_count;			/* -m */
 	uint64_t hll_bits;			/* --hll-bits */
 	struct pipeline_input *inputs;		/* the FILE arguments, or standard input */
@@ -488,6 +489,7 @@ parse_options(int argc, char *argv[], struct settings *settings)
 		case 'w':
 			settings->default_window = option_window(optarg);
 			settings->have_default_window = true;
+			settings->window_text = optarg;
 			break;
 		case OPTION_EPOCH_UNIT:
 			config->epoch_unit = option_epoch_unit(optarg);
@@ -550,6 +552,20 @@ parse_options(int argc, char *argv[], struct settings *settings)
 	if (!settings->have_null && config->blank_output)
 		config->null_text = "-";
 	config->null_len = strlen(config->null_text);
+	/*
+	 * Where output is not quoted (blank-separated input written with blanks, or
+	 * --no-quotes: pipeline.c's quote_output), a null text holding a line end or the
+	 * output delimiter would cut its record: refused (swag(1), --null).
+	 */
+	if ((config->no_quotes || (config->input_delimiter == '\0' && config->blank_output)) &&
+	    strpbrk(config->null_text, "\n\r") != NULL)
+		usage_error("--null text '%s' holds a line end, which unquoted output cannot "
+		    "carry", shown(config->null_text));
+	if ((config->no_quotes || (config->input_delimiter == '\0' && config->blank_output)) &&
+	    strchr(config->null_text, config->output_delimiter) != NULL &&
+	    config->output_delimiter != '\0')
+		usage_error("--null text '%s' holds the output delimiter, which unquoted "
+		    "output cannot carry", shown(config->null_text));
 }
 
 /* Fills the per-run seed of hash tables: SWAG_HASH_SEED when set (for tests), else random. */
@@ -699,6 +715,11 @@ check_specs(int argc, char *argv[], struct settings *settings)
 	if (spec_count == 0)
 		usage_error("no aggregate given ('%s' is taken as a file); the aggregates are %s",
 		    shown(settings->inputs[0].name), aggregate_list());
+	/* Where every aggregate has a window of its own, -w is still checked. */
+	if (settings->window_text != NULL && settings->default_window.nanos > 0 &&
+	    !config->has_time)
+		usage_error("-w %s is a duration: durations need -t (--time)",
+		    shown(settings->window_text));
 	for (int i = 0; i < 2 && !config->header; i++) {
 		const struct column_ref *c = i == 0 ? &config->time_column :
 		    &config->group_column;
