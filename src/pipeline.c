@@ -2792,6 +2792,12 @@ pipeline_init(struct pipeline *p, const struct pipeline_config *config)
 		b->repeats[i] = config->specs[i].kind->results_repeat;
 		b->memos_kept |= b->repeats[i];
 	}
+	/*
+	 * Numbers go through a memo only where they print shortest and unquoted, and -s
+	 * DURATION's buckets write through none: there the keys keep no memos.
+	 */
+	b->memos_kept = b->memos_kept && p->shortest && !p->quote_numbers &&
+	    config->bucket == 0;
 	for (size_t k = 0; k < BATCH_MAX; k++)
 		b->rec[k].in_input = b->rec[k].trimmed = true;
 	if (config->has_group) {

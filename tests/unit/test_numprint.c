@@ -627,10 +627,15 @@ static void reference_fixed(double x, int precision, char *out, size_t size)
 ** one it printed last: the results of min, max and pN, which repeat (see agg.h).
 */
 
-/* Checks one call: the text and length format_number gives x. */
+/*
+** Checks one call: the text and length format_number gives x.  The buffer is filled
+** with '#' first, so that a repeat copied short cannot pass on the text an earlier
+** call left in it.
+*/
 static void check_memo(struct number_memo *memo, double x)
 {
 	char got[NUMPRINT_SHORTEST_MAX], expected[NUMPRINT_SHORTEST_MAX];
+	memset(got, '#', sizeof got);
 	size_t len = format_number_memo(x, got, memo);
 	size_t expected_len = format_number(x, expected);
 	cr_assert(len == expected_len && memcmp(got, expected, len) == 0,
@@ -647,6 +652,15 @@ Test(format_number_memo, repeats_and_changes_give_format_numbers_text)
 		9007199254740993.0, 0.30000000000000004 };
 	for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++)
 		check_memo(&memo, fixed[i]);
+	/* The longest texts, 24 bytes in both notations, each repeated after its miss. */
+	const double longest[] = { -1.2345678901234567e-308, -0.000012345678901234567,
+		-1.2345678901234567e-308 };
+	for (size_t i = 0; i < sizeof longest / sizeof longest[0]; i++) {
+		char text[NUMPRINT_SHORTEST_MAX];
+		cr_assert_eq(format_number(longest[i], text), 24);
+		check_memo(&memo, longest[i]);
+		check_memo(&memo, longest[i]);
+	}
 	/* NaNs of other payloads and signs: bits apart, each "nan". */
 	check_memo(&memo, double_from_bits(0x7FF8000000000001U));
 	check_memo(&memo, double_from_bits(0xFFF0000000000002U));
@@ -690,6 +704,7 @@ Test(format_number_memo, counts_repeat_and_change_as_format_uint)
 		uint64_t r = next_random(&state);
 		if (r % 3 == 0)
 			v = r % 4 == 0 ? UINT64_MAX - r % 3 : next_random(&state) >> (r >> 58);
+		memset(got, '#', sizeof got);
 		size_t len = format_uint_memo(v, got, &memo);
 		size_t expected_len = format_uint(v, expected);
 		cr_assert(len == expected_len && memcmp(got, expected, len) == 0,
