@@ -9,6 +9,7 @@
 #ifndef SWAG_NUMPRINT_H
 #define SWAG_NUMPRINT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -82,6 +83,26 @@ struct number_memo {
 /* A memo that holds 0, a number whose text it gives right. */
 #define NUMBER_MEMO_INIT ((struct number_memo){ 0, "0", 1 })
 
+/* Copies memo's text to buf when memo holds key (a number's bits, or a count). */
+static inline bool
+number_memo_holds(const struct number_memo *memo, uint64_t key, char *buf)
+{
+	if (key != memo->bits)
+		return false;
+	memcpy(buf, memo->text, NUMPRINT_SHORTEST_LEN);
+	return true;
+}
+
+/* Keeps key and the text of len bytes that buf holds for it in memo; returns len. */
+static inline size_t
+number_memo_keep(struct number_memo *memo, uint64_t key, const char *buf, size_t len)
+{
+	memcpy(memo->text, buf, NUMPRINT_SHORTEST_LEN);
+	memo->len = (unsigned char)len;
+	memo->bits = key;
+	return len;
+}
+
 /*
  * Writes x into buf[0..NUMPRINT_SHORTEST_MAX) as format_number does, from memo when x
  * is the number it holds, else through format_number, keeping x and its text in memo.
@@ -90,35 +111,20 @@ static inline size_t
 format_number_memo(double x, char *buf, struct number_memo *memo)
 {
 	uint64_t bits;
-	size_t len;
 
 	memcpy(&bits, &x, sizeof(bits));
-	if (bits == memo->bits) {
-		memcpy(buf, memo->text, NUMPRINT_SHORTEST_LEN);
+	if (number_memo_holds(memo, bits, buf))
 		return memo->len;
-	}
-	len = format_number(x, buf);
-	memcpy(memo->text, buf, NUMPRINT_SHORTEST_LEN);
-	memo->len = (unsigned char)len;
-	memo->bits = bits;
-	return len;
+	return number_memo_keep(memo, bits, buf, format_number(x, buf));
 }
 
 /* format_uint through memo, as format_number_memo; buf has NUMPRINT_SHORTEST_MAX bytes. */
 static inline size_t
 format_uint_memo(uint64_t v, char *buf, struct number_memo *memo)
 {
-	size_t len;
-
-	if (v == memo->bits) {
-		memcpy(buf, memo->text, NUMPRINT_SHORTEST_LEN);
+	if (number_memo_holds(memo, v, buf))
 		return memo->len;
-	}
-	len = format_uint(v, buf);
-	memcpy(memo->text, buf, NUMPRINT_SHORTEST_LEN);
-	memo->len = (unsigned char)len;
-	memo->bits = v;
-	return len;
+	return number_memo_keep(memo, v, buf, format_uint(v, buf));
 }
 
 /* The most bytes format_rfc3339 and format_epoch write. */
