@@ -818,6 +818,19 @@ format_number(double x, char *buf)
 	return (size_t)(p - buf) + write_decimal(p, d);
 }
 
+struct number_memo
+number_memo_start(int precision)
+{
+	struct number_memo memo = { UINT64_C(1) << 63, "", 0 };
+	char text[NUMPRINT_FIXED_MAX];
+	size_t len = precision < 0 ? format_number(-0.0, text) :
+	    format_fixed(-0.0, precision, text);
+
+	memcpy(memo.text, text, NUMPRINT_SHORTEST_LEN);
+	memo.len = (unsigned char)len;
+	return memo;
+}
+
 /* Returns 5^n as a 128-bit integer for 0 <= n <= 30 (5^30 < 2^70). */
 static uint128
 power_of_five(int n)
@@ -850,8 +863,82 @@ format_fixed_by_snprintf(double x, int precision, char *buf)
 	return (size_t)length;
 }
 
-size_t
-format_fixed(double x, int precision, char *buf)
+/*
+ * format_fixed's common case: a value with a fraction to round (x = c * 2^q, q < 0,
+ * with shift = -q - precision fraction bits beyond the precision, 1 to 63) at a
+ * precision up to FIXED_FAST_PRECISION_MAX, where x * 10^precision = c * 5^precision /
+ * 2^shift fits 64 bits.  The same rounding as the exact path (to nearest, ties to
+ * even, on the exact value) from one 64x64-bit product, and the digits written once:
+ * those of an integer part and the fraction's, the fraction's moved right by one for
+ * the point; or, below 1, those of 10^precision + the fraction, whose leading 1
+ * becomes the point after a 0.  Returns 0 when the digits do not fit 64 bits.  About
+ * 127 instructions a value, the digits' 47 among them, where the exact path takes
+ * about 200 (callgrind, swag -w 1000 -p 2 avg over make bench's numbers).
+ */
+#define FIXED_FAST_PRECISION_MAX 16
+
+static inline __attribute__((always_inline)) size_t
+format_fixed_fast(char *buf, bool negative, uint64_t c, int q, int precision)
+{
+	int shift = -q - precision;
+	uint64_t half = UINT64_C(1) << (shift - 1);
+	uint64_t one = powers_of_ten[precision];	/* 1 at this precision */
+	uint64_t scaled, remainder;
+	char *p = buf;
+	size_t length;
+
+	if (precision <= 4) {
+		/* c * 5^4 < 2^63: the product fits 64 bits. */
+		uint64_t product = c * powers_of_five[precision];
+
+		scaled = product >> shift;
+		remainder = product & ((UINT64_C(1) << shift) - 1);
+	} else {
+		uint128 product = (uint128)c * powers_of_five[precision];	/* below 2^91 */
+		/* Its halves shifted apart: a uint128 shift would test for shifts past 63. */
+		uint64_t high = (uint64_t)(product >> 64), low = (uint64_t)product;
+
+		scaled = low >> shift | high << (64 - shift);
+		remainder = low & ((UINT64_C(1) << shift) - 1);
+		/* Digits up to 2^64 - 2, so that rounding up cannot wrap. */
+		if (__builtin_expect((high >> shift) != 0 || scaled == UINT64_MAX, 0))
+			return 0;
+	}
+	scaled += remainder > half || (remainder == half && (scaled & 1) != 0);
+	/* All digits zero prints unsigned: "0.00", never printf's "-0.00". */
+	*p = '-';
+	p += negative && scaled != 0;
+	if (scaled < one) {
+		if (precision == 0) {
+			*p = '0';
+			return (size_t)(p + 1 - buf);
+		}
+		/* "0.ddd": the digits of one + scaled at p + 1, their 1 turned into the point. */
+		write_uint64(p + 1, one + scaled);
+		p[0] = '0';
+		p[1] = '.';
+		return (size_t)(p + precision + 2 - buf);
+	}
+	length = write_uint64(p, scaled);
+	if (precision > 0) {
+		char *point = p + length - precision;
+		uint64_t digits[2];	/* the fraction's, and scratch after them */
+
+		memcpy(digits, point, sizeof(digits));
+		memcpy(point + 1, digits, sizeof(digits));
+		*point = '.';
+		length++;
+	}
+	return (size_t)(p - buf) + length;
+}
+
+/*
+ * format_fixed exactly, for every x and precision (but for magnitudes of 2^122 and
+ * more, format_fixed_by_snprintf).  Out of line, so that its registers do not cost
+ * format_fixed_fast.
+ */
+static __attribute__((noinline)) size_t
+format_fixed_exact(double x, int precision, char *buf)
 {
 	struct binary b;
 	uint64_t c;
@@ -941,4 +1028,21 @@ format_fixed(double x, int precision, char *buf)
 	}
 	memset(p, '0', (size_t)padding_zeros);
 	return (size_t)(p + padding_zeros - buf);
+}
+
+size_t
+format_fixed(double x, int precision, char *buf)
+{
+	if (precision >= 0 && precision <= FIXED_FAST_PRECISION_MAX) {
+		struct binary b = decompose(x);
+		int shift = -b.q - precision;
+
+		if (b.exponent_field != EXPONENT_FIELD_MAX && b.q < 0 && shift > 0 && shift < 64) {
+			size_t length = format_fixed_fast(buf, b.negative, b.c, b.q, precision);
+
+			if (length != 0)
+				return length;
+		}
+	}
+	return format_fixed_exact(x, precision, buf);
 }

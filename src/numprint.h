@@ -68,11 +68,11 @@ size_t format_uint(uint64_t v, char *buf);
  * The last number a column printed and its text, so that printing the same number
  * again is a copy: the result of min, max or a percentile is most often the one of
  * the record before, and the copy costs about 10 instructions where format_number
- * takes about 150 (see agg_kind.results_repeat); a count's, from format_uint, about
- * 40.  A double is kept as its bits, which decide the text (-0 and every NaN
- * included), a count as itself: a memo serves one column, whose results are numbers
- * or counts, never both.  A key keeps one for each aggregate: 33 bytes and the
- * padding.
+ * takes about 150 and format_fixed about 125 (see agg_kind.results_repeat); a
+ * count's, from format_uint, about 40.  A double is kept as its bits, which decide
+ * the text (-0 and every NaN included), for the one printer of its column (-p is the
+ * run's); a count as itself.  A memo serves one column, whose results are numbers or
+ * counts, never both.  A key keeps one for each aggregate: 33 bytes and the padding.
  */
 struct number_memo {
 	uint64_t bits;
@@ -80,8 +80,19 @@ struct number_memo {
 	unsigned char len;
 };
 
-/* A memo that holds 0, a number whose text it gives right. */
-#define NUMBER_MEMO_INIT ((struct number_memo){ 0, "0", 1 })
+/*
+ * The largest precision whose texts may fit a memo ("0." and 22 digits): with a larger
+ * one, format_fixed's texts are longer than NUMPRINT_SHORTEST_LEN.
+ */
+#define NUMBER_MEMO_PRECISION_MAX (NUMPRINT_SHORTEST_LEN - 2)
+
+/*
+ * A new memo, which holds -0 and its text as format_number (precision < 0) or
+ * format_fixed at precision (at most NUMBER_MEMO_PRECISION_MAX) writes it: "0" or
+ * "0.00", right for either zero.  Its bits are 2^63, which no count reaches, so that
+ * it is a right memo for a column of counts too.
+ */
+struct number_memo number_memo_start(int precision);
 
 /* Copies memo's text to buf when memo holds key (a number's bits, or a count). */
 static inline bool
@@ -118,7 +129,29 @@ format_number_memo(double x, char *buf, struct number_memo *memo)
 	return number_memo_keep(memo, bits, buf, format_number(x, buf));
 }
 
-/* format_uint through memo, as format_number_memo; buf has NUMPRINT_SHORTEST_MAX bytes. */
+/*
+ * Writes x into buf[0..NUMPRINT_FIXED_MAX) as format_fixed does at precision (at most
+ * NUMBER_MEMO_PRECISION_MAX, and the same for every call on memo), from memo when x is
+ * the number it holds, else through format_fixed, keeping x and its text in memo when
+ * the text fits (else memo keeps what it held, still true).
+ */
+static inline size_t
+format_fixed_memo(double x, int precision, char *buf, struct number_memo *memo)
+{
+	uint64_t bits;
+	size_t len;
+
+	memcpy(&bits, &x, sizeof(bits));
+	if (number_memo_holds(memo, bits, buf))
+		return memo->len;
+	len = format_fixed(x, precision, buf);
+	return len <= NUMPRINT_SHORTEST_LEN ? number_memo_keep(memo, bits, buf, len) : len;
+}
+
+/*
+ * format_uint through memo, as format_number_memo, for v below 2^63 (a count);
+ * buf has NUMPRINT_SHORTEST_MAX bytes.
+ */
 static inline size_t
 format_uint_memo(uint64_t v, char *buf, struct number_memo *memo)
 {

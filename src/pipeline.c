@@ -170,6 +170,7 @@ struct batch {
 					   repeat (agg_kind.results_repeat) go
 					   through it */
 	struct number_memo *memos;	/* the single group's */
+	struct number_memo memo_start;	/* what a key's memos hold at first */
 };
 
 struct pipeline {
@@ -499,8 +500,8 @@ commit_number(struct pipeline *p, char *buf, size_t len)
  * Writes one result field to out (p->out); plain_numbers says that a number prints
  * shortest and unquoted (p->shortest, not p->quote_numbers).  A record loop reads both
  * once, where the output's stores would have them read again for every result.  memo,
- * when not NULL, is the column's number_memo, through which a number printed shortest
- * goes, and a count.
+ * when not NULL, is the column's number_memo, through which a number goes (printed
+ * shortest, or at -p's precision), and a count.
  */
 PIPELINE_HOT void
 write_result_as(struct pipeline *p, struct output *out, const struct agg_result *result,
@@ -529,7 +530,8 @@ write_result_as(struct pipeline *p, struct output *out, const struct agg_result 
 			commit_number(p, buf, format_number(result->number, buf));
 		} else {
 			buf = output_reserve(out, NUMPRINT_FIXED_MAX);
-			commit_number(p, buf,
+			commit_number(p, buf, memo != NULL ?
+			    format_fixed_memo(result->number, config->precision, buf, memo) :
 			    format_fixed(result->number, config->precision, buf));
 		}
 		break;
@@ -805,7 +807,7 @@ group_new(struct pipeline *p, const char *key, size_t len)
 		return NULL;
 	memset(g, 0, sizeof(*g));
 	for (size_t i = 0; i < memos / sizeof(struct number_memo); i++)
-		group_memos(g)[i] = NUMBER_MEMO_INIT;
+		group_memos(g)[i] = p->batch.memo_start;
 	g->key = (char *)(g + 1) + memos;
 	memset(g->key, 0, GROUP_KEY_ROOM);
 	memcpy(g->key, key, len);
@@ -2786,18 +2788,20 @@ pipeline_init(struct pipeline *p, const struct pipeline_config *config)
 	/* Room for fields from the start: a record's fields never point from NULL. */
 	if (batch_reserve(b, 1) != 0)
 		return -1;
+	b->memo_start = number_memo_start(config->precision);
 	for (size_t i = 0; i < n; i++) {
 		b->spec_results[i] = b->results + i * BATCH_MAX;
-		b->memos[i] = NUMBER_MEMO_INIT;
+		b->memos[i] = b->memo_start;
 		b->repeats[i] = config->specs[i].kind->results_repeat;
 		b->memos_kept |= b->repeats[i];
 	}
 	/*
-	 * Numbers go through a memo only where they print shortest and unquoted, and -s
-	 * DURATION's buckets write through none: there the keys keep no memos.
+	 * Numbers go through a memo only where they print unquoted, shortest or at a
+	 * precision whose texts may fit one, and -s DURATION's buckets write through
+	 * none: there the keys keep no memos.
 	 */
-	b->memos_kept = b->memos_kept && p->shortest && !p->quote_numbers &&
-	    config->bucket == 0;
+	b->memos_kept = b->memos_kept && !p->quote_numbers &&
+	    config->precision <= NUMBER_MEMO_PRECISION_MAX && config->bucket == 0;
 	for (size_t k = 0; k < BATCH_MAX; k++)
 		b->rec[k].in_input = b->rec[k].trimmed = true;
 	if (config->has_group) {

@@ -4,7 +4,7 @@
 ** Build and run (nothing else needed):
 **
 **     cc -std=c11 -D_GNU_SOURCE -O2 -Isrc -o /tmp/bench_numprint \
-**         tests/bench/bench_numprint.c src/numprint.c && /tmp/bench_numprint
+**         tests/bench/bench_numprint.c src/numprint.c src/timestamp.c && /tmp/bench_numprint
 **
 ** It formats 5 million doubles, one million of each shape swag prints (integers such as
 ** counts and sums, averages with all 17 digits, values with two decimals, tiny values,

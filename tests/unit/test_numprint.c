@@ -645,7 +645,7 @@ static void check_memo(struct number_memo *memo, double x)
 
 Test(format_number_memo, repeats_and_changes_give_format_numbers_text)
 {
-	struct number_memo memo = NUMBER_MEMO_INIT;
+	struct number_memo memo = number_memo_start(-1);
 	/* The memo starts as 0's: 0 first, then -0 (other bits, the same text). */
 	const double fixed[] = { 0.0, -0.0, 0.0, 1.5, 1.5, -1.5, NAN, NAN, -NAN, INFINITY,
 		-INFINITY, INFINITY, 5e-324, -1.2345678901234567e-308, 0.1, 0.1, 1e16,
@@ -681,7 +681,7 @@ Test(format_number_memo, repeats_and_changes_give_format_numbers_text)
 /* A repeat is a copy of the memo's text: no formatting, whatever the text says. */
 Test(format_number_memo, a_repeat_copies_the_memo)
 {
-	struct number_memo memo = NUMBER_MEMO_INIT;
+	struct number_memo memo = number_memo_start(-1);
 	char got[NUMPRINT_SHORTEST_MAX];
 
 	cr_assert_eq(format_number_memo(2.75, got, &memo), 4);
@@ -696,14 +696,14 @@ Test(format_number_memo, a_repeat_copies_the_memo)
 /* Counts, as distinct and count give them: format_uint's text, from the memo on a repeat. */
 Test(format_number_memo, counts_repeat_and_change_as_format_uint)
 {
-	struct number_memo memo = NUMBER_MEMO_INIT;
+	struct number_memo memo = number_memo_start(-1);
 	char got[NUMPRINT_SHORTEST_MAX], expected[NUMPRINT_SHORTEST_MAX];
 	uint64_t state = 12, v = 0;
 
 	for (int i = 0; i < 100000; i++) {
 		uint64_t r = next_random(&state);
 		if (r % 3 == 0)
-			v = r % 4 == 0 ? UINT64_MAX - r % 3 : next_random(&state) >> (r >> 58);
+			v = r % 4 == 0 ? INT64_MAX - r % 3 : next_random(&state) >> (1 + (r >> 58) % 63);
 		memset(got, '#', sizeof got);
 		size_t len = format_uint_memo(v, got, &memo);
 		size_t expected_len = format_uint(v, expected);
@@ -714,6 +714,111 @@ Test(format_number_memo, counts_repeat_and_change_as_format_uint)
 	memo.len = 4;
 	cr_assert_eq(format_uint_memo(v, got, &memo), 4);
 	cr_assert(memcmp(got, "mark", 4) == 0, "the repeat was formatted again");
+}
+
+/*
+** A new memo holds a zero, never a count: at -p 2, 0.0 and -0.0 are "0.00", the count
+** 0 is "0", and a count of 2^63 - 1 is its own.
+*/
+Test(format_number_memo, a_new_memo_holds_the_number_0_not_the_count)
+{
+	for (int precision = -1; precision <= NUMBER_MEMO_PRECISION_MAX; precision++) {
+		struct number_memo numbers = number_memo_start(precision);
+		struct number_memo counts = number_memo_start(precision);
+		char got[NUMPRINT_FIXED_MAX], expected[NUMPRINT_FIXED_MAX];
+		size_t len, expected_len;
+
+		memset(got, '#', sizeof got);
+		len = precision < 0 ? format_number_memo(0.0, got, &numbers) :
+		    format_fixed_memo(0.0, precision, got, &numbers);
+		expected_len = precision < 0 ? format_number(0.0, expected) :
+		    format_fixed(0.0, precision, expected);
+		cr_assert(len == expected_len && memcmp(got, expected, len) == 0,
+		    "0 at precision %d gave \"%.*s\"", precision, (int)len, got);
+		memset(got, '#', sizeof got);
+		len = precision < 0 ? format_number_memo(-0.0, got, &numbers) :
+		    format_fixed_memo(-0.0, precision, got, &numbers);
+		cr_assert(len == expected_len && memcmp(got, expected, len) == 0,
+		    "-0 at precision %d gave \"%.*s\"", precision, (int)len, got);
+		memset(got, '#', sizeof got);
+		cr_assert_eq(format_uint_memo(0, got, &counts), 1);
+		cr_assert(got[0] == '0', "the count 0 at precision %d", precision);
+		counts = number_memo_start(precision);
+		memset(got, '#', sizeof got);
+		cr_assert_eq(format_uint_memo(INT64_MAX, got, &counts), 19);
+		cr_assert(memcmp(got, "9223372036854775807", 19) == 0,
+		    "the count 2^63 - 1 at precision %d", precision);
+	}
+}
+
+/*
+** format_fixed_memo gives format_fixed's text at every precision a memo serves, texts
+** of 24 bytes kept and longer ones not: after one, a repeat of either is still right.
+*/
+static void check_fixed_memo(struct number_memo *memo, double x, int precision)
+{
+	char got[NUMPRINT_FIXED_MAX], expected[NUMPRINT_FIXED_MAX];
+	memset(got, '#', sizeof got);
+	size_t len = format_fixed_memo(x, precision, got, memo);
+	size_t expected_len = format_fixed(x, precision, expected);
+	cr_assert(len == expected_len && memcmp(got, expected, len) == 0,
+	    "format_fixed_memo(%a, %d) gave \"%.*s\", format_fixed \"%.*s\"", x, precision,
+	    (int)len, got, (int)expected_len, expected);
+}
+
+Test(format_fixed_memo, repeats_and_changes_give_format_fixeds_text)
+{
+	uint64_t state = 13;
+
+	for (int precision = 0; precision <= NUMBER_MEMO_PRECISION_MAX; precision++) {
+		struct number_memo memo = number_memo_start(precision);
+		/*
+		 * 24 bytes exactly: "-", the integer digits and, with a precision, the
+		 * point and its digits; "0." and 22 digits at 22.
+		 */
+		int digits = precision == 0 ? 23 : 22 - precision;	/* 0 at 22 */
+		char integer[32] = "-1";
+		if (digits > 0) {
+			memset(integer + 2, '0', (size_t)digits - 1);
+			integer[digits + 1] = '\0';
+		}
+		double longest = precision == NUMBER_MEMO_PRECISION_MAX ? 0.5 :
+		    strtod(integer, NULL);
+		const double fixed[] = { 0.0, -0.0, 0.0, 1.5, 1.5, -1.5, NAN, NAN, -NAN,
+			INFINITY, -INFINITY, 0.125, 0.125, -0.001, 1e30, 1e30, 0.125, 1e30,
+			longest, longest, 1e30, longest, 2.5, 2.5 };
+		char text[NUMPRINT_FIXED_MAX];
+
+		cr_assert_eq(format_fixed(longest, precision, text), 24);
+		cr_assert_gt(format_fixed(1e30, precision, text), 24);
+		for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++)
+			check_fixed_memo(&memo, fixed[i], precision);
+		/* Runs of repeats among changes, two decimals or any magnitude. */
+		for (int i = 0; i < 20000; i++) {
+			static double x;
+			uint64_t r = next_random(&state);
+			if (r % 4 == 0)
+				x = (double)((int64_t)(next_random(&state) % 2000000) - 1000000) / 100;
+			else if (r % 4 == 1)
+				x = double_from_bits(next_random(&state));
+			check_fixed_memo(&memo, x, precision);
+		}
+	}
+}
+
+/* A repeat is a copy of the memo's text, as with format_number_memo. */
+Test(format_fixed_memo, a_repeat_copies_the_memo)
+{
+	struct number_memo memo = number_memo_start(2);
+	char got[NUMPRINT_FIXED_MAX];
+
+	cr_assert_eq(format_fixed_memo(2.755, 2, got, &memo), 4);
+	cr_assert(memcmp(got, "2.75", 4) == 0);	/* 2.755 is 2.75499999... */
+	memcpy(memo.text, "mark", 4);
+	cr_assert_eq(format_fixed_memo(2.755, 2, got, &memo), 4);
+	cr_assert(memcmp(got, "mark", 4) == 0, "the repeat was formatted again");
+	cr_assert_eq(format_fixed_memo(2.75, 2, got, &memo), 4);
+	cr_assert(memcmp(got, "2.75", 4) == 0, "a new number took the memo's text");
 }
 
 static void check_fixed(double x, int precision)
@@ -838,6 +943,46 @@ static void check_random_fixed(uint64_t seed, int count)
 		}
 		check_fixed(x, precision);
 	}
+}
+
+/*
+ * The short way (precisions 0 to 16, a fraction to round, shifted by 1 to 63 bits, the
+ * digits within 64 bits): every shift from 1 to 66, significands from 2^52 up and
+ * small ones, exact ties and their neighbours, digits past 64 bits (the exact way
+ * again), results below 1 and those that round up to 1 or to one more integer digit.
+ */
+Test(format_fixed, the_short_ways_edges)
+{
+	uint64_t state = 17;
+	for (int precision = 0; precision <= 17; precision++)
+		for (int shift = 1; shift <= 66; shift++) {
+			int q = -(shift + precision);
+			for (int i = 0; i < 40; i++) {
+				uint64_t r = next_random(&state);
+				uint64_t c = i < 10 ? (r >> 11) | (UINT64_C(1) << 52) :
+				    i < 20 ? (r >> 11) >> (r % 53) :
+				    /* an exact tie: c's low shift bits are 10...0 */
+				    i < 30 && shift <= 53 ?
+				    ((r >> 11) >> shift << shift) | (UINT64_C(1) << (shift - 1)) :
+				    i < 30 ? (r >> 11) | 1 :
+				    (UINT64_C(1) << 53) - 1 - r % 4;
+				double x = (double)c * power_of_two(q);
+				check_fixed(x, precision);
+				check_fixed(-x, precision);
+				check_fixed(next_up(x), precision);
+				check_fixed(next_down(x), precision);
+			}
+		}
+	/* Below 1, up to 1, and up to another digit. */
+	const double near_one[] = { 0.995, 0.9995, 0.99995, 0.999995, 0.5, 0.05, 0.005,
+		0.0005, 0.00005, 9.995, 99.9995, 999.5, 0.049, 0.0049, 0.9999999999999999,
+		0.9999999999999998, 1e-16, 5e-17, 1844.6744073709551, 1844.674407370955,
+		184467.44073709552, 18446744.073709552 };
+	for (size_t i = 0; i < sizeof near_one / sizeof near_one[0]; i++)
+		for (int precision = 0; precision <= 17; precision++) {
+			check_fixed(near_one[i], precision);
+			check_fixed(-near_one[i], precision);
+		}
 }
 
 Test(format_fixed, random_values_1) { check_random_fixed(8, 500000); }
