@@ -866,14 +866,16 @@ format_fixed_by_snprintf(double x, int precision, char *buf)
 /*
  * format_fixed's common case: a value with a fraction to round (x = c * 2^q, q < 0,
  * with shift = -q - precision fraction bits beyond the precision, 1 to 63) at a
- * precision up to FIXED_FAST_PRECISION_MAX, where x * 10^precision = c * 5^precision /
- * 2^shift fits 64 bits.  The same rounding as the exact path (to nearest, ties to
- * even, on the exact value) from one 64x64-bit product, and the digits written once:
- * those of an integer part and the fraction's, the fraction's moved right by one for
- * the point; or, below 1, those of 10^precision + the fraction, whose leading 1
- * becomes the point after a 0.  Returns 0 when the digits do not fit 64 bits.  About
- * 127 instructions a value, the digits' 47 among them, where the exact path takes
- * about 200 (callgrind, swag -w 1000 -p 2 avg over make bench's numbers).
+ * precision up to FIXED_FAST_PRECISION_MAX.  x * 10^precision = c * 5^precision /
+ * 2^shift is rounded as the exact path rounds it (to nearest, ties to even, on the
+ * exact value), from one 64x64-bit product up to precision 4 and a 64x128-bit one
+ * above, and its digits are written once: those of an integer part and the
+ * fraction's, the fraction's moved right by one for the point (one 16-byte move,
+ * which is why the precision stops at 16); or, below 1, those of 10^precision + the
+ * fraction, whose leading 1 becomes the point after a 0.  Returns 0 when the digits
+ * do not fit 64 bits (the exact path then prints).  About 127 instructions a value,
+ * the digits' 47 among them, where the exact path takes about 200 (callgrind, swag -w
+ * 1000 -p 2 avg over make bench's numbers).
  */
 #define FIXED_FAST_PRECISION_MAX 16
 
@@ -900,7 +902,10 @@ format_fixed_fast(char *buf, bool negative, uint64_t c, int q, int precision)
 
 		scaled = low >> shift | high << (64 - shift);
 		remainder = low & ((UINT64_C(1) << shift) - 1);
-		/* Digits up to 2^64 - 2, so that rounding up cannot wrap. */
+		/*
+		 * Digits up to 2^64 - 2, so that rounding up cannot wrap (no double gives
+		 * 2^64 - 1: the test is a guard, not a case).
+		 */
 		if (__builtin_expect((high >> shift) != 0 || scaled == UINT64_MAX, 0))
 			return 0;
 	}
@@ -1037,7 +1042,8 @@ format_fixed(double x, int precision, char *buf)
 		struct binary b = decompose(x);
 		int shift = -b.q - precision;
 
-		if (b.exponent_field != EXPONENT_FIELD_MAX && b.q < 0 && shift > 0 && shift < 64) {
+		/* An integer's q is at least 0, an infinity's or a NaN's 972: shift < 0. */
+		if (shift > 0 && shift < 64) {
 			size_t length = format_fixed_fast(buf, b.negative, b.c, b.q, precision);
 
 			if (length != 0)

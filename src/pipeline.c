@@ -170,7 +170,7 @@ struct batch {
 					   repeat (agg_kind.results_repeat) go
 					   through it */
 	struct number_memo *memos;	/* the single group's */
-	struct number_memo memo_start;	/* what a key's memos hold at first */
+	struct number_memo memo_start;	/* with memos_kept: what a key's memos hold at first */
 };
 
 struct pipeline {
@@ -2788,10 +2788,8 @@ pipeline_init(struct pipeline *p, const struct pipeline_config *config)
 	/* Room for fields from the start: a record's fields never point from NULL. */
 	if (batch_reserve(b, 1) != 0)
 		return -1;
-	b->memo_start = number_memo_start(config->precision);
 	for (size_t i = 0; i < n; i++) {
 		b->spec_results[i] = b->results + i * BATCH_MAX;
-		b->memos[i] = b->memo_start;
 		b->repeats[i] = config->specs[i].kind->results_repeat;
 		b->memos_kept |= b->repeats[i];
 	}
@@ -2802,6 +2800,11 @@ pipeline_init(struct pipeline *p, const struct pipeline_config *config)
 	 */
 	b->memos_kept = b->memos_kept && !p->quote_numbers &&
 	    config->precision <= NUMBER_MEMO_PRECISION_MAX && config->bucket == 0;
+	if (b->memos_kept) {
+		b->memo_start = number_memo_start(config->precision);
+		for (size_t i = 0; i < n; i++)
+			b->memos[i] = b->memo_start;
+	}
 	for (size_t k = 0; k < BATCH_MAX; k++)
 		b->rec[k].in_input = b->rec[k].trimmed = true;
 	if (config->has_group) {

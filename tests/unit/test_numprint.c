@@ -728,18 +728,19 @@ Test(format_number_memo, a_new_memo_holds_the_number_0_not_the_count)
 		char got[NUMPRINT_FIXED_MAX], expected[NUMPRINT_FIXED_MAX];
 		size_t len, expected_len;
 
-		memset(got, '#', sizeof got);
-		len = precision < 0 ? format_number_memo(0.0, got, &numbers) :
-		    format_fixed_memo(0.0, precision, got, &numbers);
+		/* -0 first: the new memo's own number, its text from the memo. */
 		expected_len = precision < 0 ? format_number(0.0, expected) :
 		    format_fixed(0.0, precision, expected);
-		cr_assert(len == expected_len && memcmp(got, expected, len) == 0,
-		    "0 at precision %d gave \"%.*s\"", precision, (int)len, got);
 		memset(got, '#', sizeof got);
 		len = precision < 0 ? format_number_memo(-0.0, got, &numbers) :
 		    format_fixed_memo(-0.0, precision, got, &numbers);
 		cr_assert(len == expected_len && memcmp(got, expected, len) == 0,
 		    "-0 at precision %d gave \"%.*s\"", precision, (int)len, got);
+		memset(got, '#', sizeof got);
+		len = precision < 0 ? format_number_memo(0.0, got, &numbers) :
+		    format_fixed_memo(0.0, precision, got, &numbers);
+		cr_assert(len == expected_len && memcmp(got, expected, len) == 0,
+		    "0 at precision %d gave \"%.*s\"", precision, (int)len, got);
 		memset(got, '#', sizeof got);
 		cr_assert_eq(format_uint_memo(0, got, &counts), 1);
 		cr_assert(got[0] == '0', "the count 0 at precision %d", precision);
@@ -983,6 +984,22 @@ Test(format_fixed, the_short_ways_edges)
 			check_fixed(near_one[i], precision);
 			check_fixed(-near_one[i], precision);
 		}
+}
+
+/* A precision outside 0..30 is taken as the nearest end, on both ways. */
+Test(format_fixed, precisions_outside_the_range_are_clamped)
+{
+	const double values[] = { 0.125, -2.5, 224.03406099999998, 1e-20, 1e30, 0.0 };
+	for (size_t i = 0; i < sizeof values / sizeof values[0]; i++) {
+		char low[NUMPRINT_FIXED_MAX], high[NUMPRINT_FIXED_MAX];
+		size_t low_len = format_fixed(values[i], -1, low);
+		size_t high_len = format_fixed(values[i], NUMPRINT_PRECISION_MAX + 1, high);
+		cr_assert_eq(low_len, strlen(fixed_text(values[i], 0)));
+		cr_assert(memcmp(low, fixed_text(values[i], 0), low_len) == 0);
+		cr_assert_eq(high_len, strlen(fixed_text(values[i], NUMPRINT_PRECISION_MAX)));
+		cr_assert(memcmp(high, fixed_text(values[i], NUMPRINT_PRECISION_MAX), high_len) == 0);
+		cr_assert_eq(format_fixed(values[i], INT32_MIN, low), low_len);
+	}
 }
 
 Test(format_fixed, random_values_1) { check_random_fixed(8, 500000); }
