@@ -26,6 +26,12 @@ struct mode_stats {
  */
 void agg_mode_stats(const struct agg *agg, struct mode_stats *stats);
 
+/*
+ * Returns the bytes of agg's buffers of texts longer than an entry holds, the spare
+ * ones included (for tests: it walks every entry).
+ */
+size_t agg_mode_text_bytes(const struct agg *agg);
+
 #ifdef SWAG_TEST_COUNTERS
 /*
  * What a mode window has done, for the tests that check the work per step by counting
@@ -36,6 +42,7 @@ struct mode_counters {
 	uint64_t probes;		/* table slots those searches examined, in all */
 	uint64_t heap_comparisons;	/* entry comparisons made to keep the heap ordered */
 	uint64_t bytes_moved;		/* copied by the growth of the entry and item arrays */
+	uint64_t text_allocations;	/* long-text buffers allocated or grown */
 };
 
 /* Stores agg's counters in *counters; agg as for agg_mode_stats.  Never fails. */

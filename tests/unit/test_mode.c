@@ -11,6 +11,7 @@
  * after every other number, equal numbers by text; then the rest bytewise.
  */
 #include <criterion/criterion.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -1137,6 +1138,74 @@ Test(mode, table_and_ring_shrink_after_a_burst)
 	cr_assert_eq(stats.distinct, 10);
 	cr_assert_leq(stats.table_capacity, 128);
 	cr_assert_leq(stats.ring_capacity, 64);
+	agg_mode.destroy(agg);
+}
+
+/* Writes a request path of 40 bytes, number n in it, into text; returns its length. */
+static size_t
+path_text(char *text, uint32_t n)
+{
+	return (size_t)snprintf(text, 48, "/api/v1/users/%012u/profile?tab=1", n);
+}
+
+/*
+ * Long texts (past the 16 bytes an entry holds) give their buffers back as they
+ * leave: after a burst of 20,000 different ones, a window of short texts holds at
+ * most the few spare buffers, where each free entry used to keep its own (800 KB).
+ * The results stay right throughout (against the naive count of the last window).
+ */
+Test(mode, long_texts_of_a_burst_give_their_memory_back)
+{
+	struct agg *agg = mode_make(1, 43);
+	struct mode_stats stats;
+	struct agg_result result;
+	char text[48];
+	size_t len = 0;
+
+	for (uint32_t i = 0; i < 20000; i++) {
+		len = path_text(text, i);
+		push_text(agg, text, len);
+	}
+	cr_assert_eq(len, 40);
+	agg_mode_stats(agg, &stats);
+	cr_assert_eq(stats.distinct, 20000);
+	cr_assert_geq(agg_mode_text_bytes(agg), 20000 * 40);
+	for (int i = 0; i < 20000; i++)	/* the window of 20,000 slides on over short texts */
+		slide_text(agg, 20000, "GET", 3, &result);
+	cr_assert_eq(result.kind, AGG_RESULT_TEXT);
+	cr_assert(result.text_len == 3 && memcmp(result.text, "GET", 3) == 0);
+	agg_mode_stats(agg, &stats);
+	cr_assert_eq(stats.distinct, 1);
+	cr_assert_leq(agg_mode_text_bytes(agg), 8 * 256, "%zu bytes of long texts kept",
+	    agg_mode_text_bytes(agg));
+	agg_mode.destroy(agg);
+}
+
+/*
+ * A window of ever-new long texts reuses the buffers of those that leave: once it has
+ * filled, no step allocates one (counted), and each result is the right text.
+ */
+Test(mode, ever_new_long_texts_reuse_their_buffers)
+{
+	struct agg *agg = mode_make(1, 47);
+	struct mode_counters before, after;
+	struct agg_result result;
+	char text[48], expected[48];
+
+	for (uint32_t i = 0; i < 100; i++)
+		slide_text(agg, 100, text, path_text(text, i), NULL);
+	agg_mode_counters(agg, &before);
+	for (uint32_t i = 100; i < 10000; i++) {
+		slide_text(agg, 100, text, path_text(text, i), &result);
+		/* Every text once: the tie goes to the smallest bytewise, the oldest. */
+		path_text(expected, i - 99);
+		cr_assert(result.kind == AGG_RESULT_TEXT && result.text_len == 40 &&
+		    memcmp(result.text, expected, 40) == 0, "step %u", i);
+	}
+	agg_mode_counters(agg, &after);
+	cr_assert_eq(after.text_allocations, before.text_allocations,
+	    "%" PRIu64 " long-text allocations in the steady state",
+	    after.text_allocations - before.text_allocations);
 	agg_mode.destroy(agg);
 }
 
