@@ -878,37 +878,32 @@ _Static_assert(sizeof(struct spare_text) <= SHORT_TEXT_MAX + 1,
     "a spare's link fits any long-text buffer");
 
 /*
- * Returns entry to the free list.  Its long text buffer, if any, joins the spares
- * for the next long text, unless SPARE_TEXTS_MAX wait already or it is big enough
- * that keeping it would hold memory a past outlier asked for: then it is freed.  A
- * free entry holds no buffer, so that a burst of long texts (request paths, user
- * agents) gives their memory back as they leave, where each free entry kept its own
- * (500,000 paths of 55 bytes in a burst left swag -t 1 -w 10s mode:2 at 77.6 MB
- * after they had left, now 46.3; 90.0 at the peak).  A step frees and takes about
- * as many entries, so a few spares serve the steady state.  The spare's way costs
- * -w 1000 mode over make bench's IPv4 strings with /api/v1/item/ around them (30
- * bytes) 5 % (661.2 to 696.9 instructions a record, callgrind); texts that fit an
- * entry do not take it (501.8 to 502.4), the release of a long text out of line.
+ * Takes e's long-text buffer from it: the buffer joins the spares for the next long
+ * text, unless SPARE_TEXTS_MAX wait already or it is big enough that keeping it would
+ * hold memory a past outlier asked for; then it is freed, and counted for mem_idle's
+ * trim.  A free entry thus holds no buffer, so that a burst of long texts (request
+ * paths, user agents) gives their memory back as they leave, while a step, which frees
+ * and takes about as many entries, finds a spare.  Out of line: texts that fit an
+ * entry never come here.
  */
 static __attribute__((noinline)) void
 entry_release_long_text(struct mode_window *w, struct mode_entry *e)
 {
-	{
-		if (e->long_capacity <= LONG_TEXT_KEEP && w->spare_count < SPARE_TEXTS_MAX) {
-			struct spare_text spare = { w->spare_texts, e->long_capacity };
+	if (e->long_capacity <= LONG_TEXT_KEEP && w->spare_count < SPARE_TEXTS_MAX) {
+		struct spare_text spare = { w->spare_texts, e->long_capacity };
 
-			memcpy(e->long_text, &spare, sizeof(spare));
-			w->spare_texts = e->long_text;
-			w->spare_count++;
-		} else {
-			mem_free(e->long_text);
-			mem_note_freed(e->long_capacity);	/* for mem_idle's trim */
-		}
-		e->long_text = NULL;
-		e->long_capacity = 0;
+		memcpy(e->long_text, &spare, sizeof(spare));
+		w->spare_texts = e->long_text;
+		w->spare_count++;
+	} else {
+		mem_free(e->long_text);
+		mem_note_freed(e->long_capacity);
 	}
+	e->long_text = NULL;
+	e->long_capacity = 0;
 }
 
+/* Returns entry to the free list, its long-text buffer to the spares. */
 static inline void
 entry_release(struct mode_window *w, uint32_t entry)
 {
@@ -1481,6 +1476,7 @@ agg_mode_stats(const struct agg *agg, struct mode_stats *stats)
 	stats->ring_capacity = w->ring.cap;
 }
 
+#ifdef SWAG_TEST_COUNTERS
 /* The bytes of agg's long-text buffers (see agg_mode.h): a walk of every entry. */
 size_t
 agg_mode_text_bytes(const struct agg *agg)
@@ -1500,7 +1496,6 @@ agg_mode_text_bytes(const struct agg *agg)
 	return bytes;
 }
 
-#ifdef SWAG_TEST_COUNTERS
 /* Stores agg's counters in *counters (see agg_mode.h). */
 void
 agg_mode_counters(const struct agg *agg, struct mode_counters *counters)

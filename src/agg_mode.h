@@ -26,13 +26,13 @@ struct mode_stats {
  */
 void agg_mode_stats(const struct agg *agg, struct mode_stats *stats);
 
+#ifdef SWAG_TEST_COUNTERS
 /*
  * Returns the bytes of agg's buffers of texts longer than an entry holds, the spare
  * ones included (for tests: it walks every entry).
  */
 size_t agg_mode_text_bytes(const struct agg *agg);
 
-#ifdef SWAG_TEST_COUNTERS
 /*
  * What a mode window has done, for the tests that check the work per step by counting
  * it rather than timing it (counters.h: test builds only).

@@ -940,7 +940,8 @@ format_fixed_fast(char *buf, bool negative, uint64_t c, int q, int precision)
 /*
  * format_fixed exactly, for every x and precision (but for magnitudes of 2^122 and
  * more, format_fixed_by_snprintf).  Out of line, so that its registers do not cost
- * format_fixed_fast.
+ * format_fixed_fast; it takes x apart again, which only the values format_fixed_fast
+ * leaves pay.
  */
 static __attribute__((noinline)) size_t
 format_fixed_exact(double x, int precision, char *buf)

@@ -68,7 +68,7 @@ size_t format_uint(uint64_t v, char *buf);
  * The last number a column printed and its text, so that printing the same number
  * again is a copy: the result of min, max or a percentile is most often the one of
  * the record before, and the copy costs about 10 instructions where format_number
- * takes about 150 and format_fixed about 125 (see agg_kind.results_repeat); a
+ * takes about 150 and format_fixed about 127 (see agg_kind.results_repeat); a
  * count's, from format_uint, about 40.  A double is kept as its bits, which decide
  * the text (-0 and every NaN included), for the one printer of its column (-p is the
  * run's); a count as itself.  A memo serves one column, whose results are numbers or
