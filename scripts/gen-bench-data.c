@@ -8,6 +8,11 @@
  *                the rest from 65,536 addresses, each about equally often;
  *   --timed      "TIME LATENCY HOST" lines: epoch seconds with milliseconds, 100
  *                records a second, and one of 20 hosts (the first ones busier);
+ *   --timed-iso  the same lines with the time in ISO 8601, UTC, with milliseconds
+ *                (2023-11-14T22:13:20.000Z), as JSON-minded loggers write it;
+ *   --timed-logging  the same with the date and the time in two fields and a comma
+ *                before the milliseconds (2023-11-14 22:13:20,000), as Python's
+ *                logging writes them;
  *   --csv        the same records as CSV with a header, ts,host,latency,status,bytes
  *                (status mostly 200, bytes an integer);
  *   --new-keys   "ts key value" with a header, then records whose key is new every
@@ -97,6 +102,27 @@ static void put_time(unsigned long long i)
 	printf("%llu.%03llu", 1700000000ULL + i / 100, (i % 100) * 10);
 }
 
+/*
+ * put_time's instant as a date and a time of day, UTC, with separator between them and
+ * point before the milliseconds; the date from the days since 1970 (Hinnant's
+ * civil_from_days), so that no C library's calendar is asked.
+ */
+static void put_time_civil(unsigned long long i, char separator, char point)
+{
+	unsigned long long seconds = 1700000000ULL + i / 100, days = seconds / 86400;
+	unsigned long long z = days + 719468, era = z / 146097, doe = z - era * 146097;
+	unsigned long long yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+	unsigned long long doy = doe - (365 * yoe + yoe / 4 - yoe / 100), mp = (5 * doy + 2) / 153;
+	unsigned day = (unsigned)(doy - (153 * mp + 2) / 5 + 1);
+	unsigned month = (unsigned)(mp < 10 ? mp + 3 : mp - 9);
+	unsigned long long year = yoe + era * 400 + (month <= 2);
+	unsigned second_of_day = (unsigned)(seconds % 86400);
+
+	printf("%04llu-%02u-%02u%c%02u:%02u:%02u%c%03llu", year, month, day, separator,
+	       second_of_day / 3600, second_of_day / 60 % 60, second_of_day % 60, point,
+	       (i % 100) * 10);
+}
+
 int main(int argc, char **argv)
 {
 	const char *kind = "";
@@ -106,8 +132,10 @@ int main(int argc, char **argv)
 		argv++;
 	}
 	if (argc < 2 || argc > 3 || (*kind && strcmp(kind, "ips") && strcmp(kind, "timed") &&
+	                             strcmp(kind, "timed-iso") && strcmp(kind, "timed-logging") &&
 	                             strcmp(kind, "csv") && strcmp(kind, "new-keys"))) {
-		fputs("usage: gen-bench-data [--ips|--timed|--csv|--new-keys] N [SEED]\n", stderr);
+		fputs("usage: gen-bench-data [--ips|--timed|--timed-iso|--timed-logging|--csv|"
+		      "--new-keys] N [SEED]\n", stderr);
 		return 2;
 	}
 	char *end;
@@ -142,8 +170,13 @@ int main(int argc, char **argv)
 			else
 				printf("10.%u.%u.%u", (unsigned)(r >> 8) % 4, (unsigned)(r >> 16) % 256,
 				       (unsigned)(r >> 24) % 64);
-		} else if (strcmp(kind, "timed") == 0) {
-			put_time(i);
+		} else if (strncmp(kind, "timed", 5) == 0) {
+			if (kind[5] == '\0')
+				put_time(i);
+			else if (strcmp(kind, "timed-iso") == 0)
+				put_time_civil(i, 'T', '.'), putchar('Z');
+			else
+				put_time_civil(i, ' ', ',');
 			putchar(' ');
 			put_latency();
 			printf(" web-%02u", pick_host());

@@ -213,6 +213,7 @@ struct pipeline {
 	bool first_time_epoch;		/* the first timestamp read was an epoch number */
 	struct syslog_year syslog_year;	/* the year of syslog dates */
 	struct epoch_words epoch_words;	/* the last epoch's first 8 bytes, read */
+	struct timestamp_memo time_memo;	/* the last timestamp with a clock, read */
 	bool awaiting_header;		/* -H and no record of this input read yet */
 	const char *input_name;		/* the input being read (pipeline_input) */
 	bool header_written;		/* the output header is out (from the first input) */
@@ -738,13 +739,13 @@ pipeline_read_time(struct pipeline *p, const struct record *record)
 		 * date, a time and a zone; a syslog date), as many as the record keeps.
 		 */
 		kept = record->field_count < p->keep ? record->field_count : p->keep;
-		ok = read_timestamp_fields(field, kept - (column - 1), p->epoch_unit,
-		    &p->syslog_year, &t, &taken);
+		ok = read_timestamp_fields_memo(field, kept - (column - 1), p->epoch_unit,
+		    &p->syslog_year, &p->time_memo, &t, &taken);
 	} else {
 		trimmed.text = v.text;
 		trimmed.len = v.text_len;
-		ok = read_timestamp_fields(&trimmed, 1, p->epoch_unit, &p->syslog_year, &t,
-		    &taken);
+		ok = read_timestamp_fields_memo(&trimmed, 1, p->epoch_unit, &p->syslog_year,
+		    &p->time_memo, &t, &taken);
 	}
 	if (__builtin_expect(ok && p->have_time && t >= p->time, 1)) {
 		p->time = t;
@@ -1004,6 +1005,67 @@ read_time_slowly(struct pipeline *p, const struct record *record)
 }
 
 /*
+ * The rest of stage_times_of, records [k, n), for a run whose timestamps have a clock
+ * (ISO 8601, CLF: anything but an epoch) and whose last one read was kept
+ * (timestamp_memo_keep): the common record (its field there, a timestamp that
+ * timestamp_read_memo reads, not older than the newest) is read in a loop that keeps
+ * the newest in a local, every other record going to pipeline_read_time out of line;
+ * trim as stage_times_of's (delimited input, where a timestamp is one field).
+ * ISO 8601 times read so cost the stage 141 instructions a record, where
+ * pipeline_read_time and read_timestamp_fields took 585 (callgrind, -t 1 -w 10s avg:2
+ * over make bench's lines with ISO 8601 times); an epoch costs it 49.  Out of line:
+ * inline, it cost the epochs' loop a few instructions a record.
+ */
+static __attribute__((noinline)) size_t
+stage_times_clock(struct pipeline *p, size_t k, size_t n, bool trim)
+{
+	const struct pipeline_config *config = p->config;
+	struct batch *b = &p->batch;
+	size_t column = p->time_column, keep = p->keep;
+	uint64_t na_lengths = p->na_lengths;
+	int64_t time = p->time;
+
+	for (; k < n; k++) {
+		const struct record *record = &b->rec[k];
+
+		if (column <= record->field_count) {
+			const struct field *field = &record->fields[column - 1];
+			struct field trimmed;
+			size_t count, taken;
+			int64_t t;
+
+			if (trim) {
+				/* A delimited record's timestamp is its one field, trimmed. */
+				const char *start = field->text, *stop = start + field->len;
+
+				if (!record->trimmed)
+					trim_blanks(&start, &stop);
+				trimmed.text = start;
+				trimmed.len = (size_t)(stop - start);
+				field = &trimmed;
+				count = 1;
+			} else {
+				count = (record->field_count < keep ? record->field_count : keep) -
+				    (column - 1);
+			}
+			if (field->len > 0 &&
+			    !is_na(na_lengths, config, field->text, field->len) &&
+			    timestamp_read_memo(&p->time_memo, field, count, &t, &taken) &&
+			    t >= time) {
+				b->times[k] = time = t;
+				continue;
+			}
+		}
+		p->time = time;
+		if (!read_time_slowly(p, record))
+			return k;
+		b->times[k] = time = p->time;
+	}
+	p->time = time;
+	return n;
+}
+
+/*
  * The timestamps stage (-t): reads the timestamps of records [0, n) into times[], and
  * counts in untimed those before the first readable one.  Returns n, or the record at
  * which --strict stops the run.  Once the run's first timestamp has been read as an
@@ -1015,8 +1077,9 @@ read_time_slowly(struct pipeline *p, const struct record *record)
  * fields are already: record.trimmed), and check_na, whether
  * a missing text (--na) may have an epoch's length.  An epoch of the last one's shape
  * and first 8 bytes costs the stage 49 instructions (callgrind, -t 1 -w 10s avg:2);
- * other forms keep pipeline_read_time for every record, as they would pay the loop's
- * tests on top of it (ISO 8601: 22 more).
+ * a run whose first timestamp has a clock goes on in stage_times_clock once one is kept
+ * (timestamp_memo_keep), and other forms (a syslog date) keep pipeline_read_time for
+ * every record.
  */
 PIPELINE_HOT size_t
 stage_times_of(struct pipeline *p, size_t n, bool trim, bool check_na)
@@ -1030,13 +1093,16 @@ stage_times_of(struct pipeline *p, size_t n, bool trim, bool check_na)
 	int64_t time;
 
 	b->untimed = 0;
-	for (k = 0; k < n && (!p->have_time || !p->first_time_epoch || p->time_from_end); k++) {
+	for (k = 0; k < n && (!p->have_time || p->time_from_end ||
+	    (!p->first_time_epoch && p->time_memo.taken == 0)); k++) {
 		if (!pipeline_read_time(p, &b->rec[k]))
 			return k;
 		b->times[k] = p->time;
 		if (!p->have_time)
 			b->untimed = k + 1;
 	}
+	if (!p->first_time_epoch)
+		return stage_times_clock(p, k, n, trim);
 	time = p->time;
 	unit = p->epoch_unit;
 	for (; k < n; k++) {
@@ -2727,6 +2793,7 @@ pipeline_init(struct pipeline *p, const struct pipeline_config *config)
 		config->specs[i].column.taken = COLUMN_NOT_TAKEN;
 	p->epoch_unit = config->epoch_unit;
 	p->epoch_words = EPOCH_WORDS_START;
+	p->time_memo = TIMESTAMP_MEMO_START;
 	p->epoch_unit_set = config->epoch_unit_given;
 	p->syslog_year.year = config->year;
 	p->syslog_year.now = (int64_t)time(NULL);

@@ -225,6 +225,178 @@ bool read_timestamp_fields(const struct field *fields, size_t count, enum epoch_
     struct syslog_year *year, int64_t *nanos, size_t *fields_taken);
 
 /*
+ * True when p[0..len) is shaped as a zone standing in a field of its own: Z, or "+" or
+ * "-" and four digits or two digits, ":" and two digits, whether or not the numbers are
+ * in range.  A bare "-12" is no zone: it is a value.
+ */
+static inline bool
+timestamp_is_zone_shaped(const char *p, size_t len)
+{
+	/* One test turns most fields away: '+' | 6 and '-' | 6 are '/', a digit's is not. */
+	if (len == 0 || (p[0] | 6) != '/')
+		return len == 1 && p[0] == 'Z';
+	if ((len != 5 && len != 6) || (p[0] != '+' && p[0] != '-') ||
+	    (unsigned)(p[1] - '0') > 9 || (unsigned)(p[2] - '0') > 9)
+		return false;
+	if (len == 5)
+		return (unsigned)(p[3] - '0') <= 9 && (unsigned)(p[4] - '0') <= 9;
+	return p[3] == ':' && (unsigned)(p[4] - '0') <= 9 && (unsigned)(p[5] - '0') <= 9;
+}
+
+/* True when p[0..len) is shaped as a zone's name: two to five capitals (CET, UTC, AEDT). */
+static inline bool
+timestamp_is_zone_name(const char *p, size_t len)
+{
+	if (len < 2 || len > 5)
+		return false;
+	for (size_t i = 0; i < len; i++)
+		if (p[i] < 'A' || p[i] > 'Z')
+			return false;
+	return true;
+}
+
+/*
+ * What timestamp_read_memo keeps of the last timestamp with a clock that
+ * read_timestamp_fields read (ISO 8601 with seconds, in one field or a date's two, and
+ * CLF; not an epoch, RFC 7231's form or a syslog date): the fields it took, as they
+ * were, where the seconds' two digits and their fraction's digits stand in them, the
+ * instant of the same text at second 00 with no fraction, and whether a next field may
+ * join the timestamp.  A log's timestamps mostly differ from the last one's in those
+ * digits alone, for a minute at a time.  Start it with TIMESTAMP_MEMO_START.
+ */
+#define TIMESTAMP_MEMO_TEXT 64
+#define TIMESTAMP_MEMO_FIELDS 4
+struct timestamp_memo {
+	int64_t minute;			/* the instant at second 00, no fraction */
+	uint64_t masks[TIMESTAMP_MEMO_TEXT / 8];	/* the clock field's bytes compared */
+	uint8_t taken;			/* the fields taken; 0: nothing kept */
+	uint8_t clock;			/* the field of the seconds */
+	uint8_t seconds_at;		/* where the seconds' two digits start in it */
+	uint8_t fraction_digits;	/* after the seconds' "." or ","; 0 without */
+	uint8_t join;			/* an enum timestamp_join: what a next field may be */
+	uint8_t len[TIMESTAMP_MEMO_FIELDS];
+	uint8_t at[TIMESTAMP_MEMO_FIELDS];	/* each field's start in text */
+	char text[TIMESTAMP_MEMO_TEXT];
+};
+
+#define TIMESTAMP_MEMO_START ((struct timestamp_memo){ .taken = 0 })
+
+/* Which field after those taken would join a timestamp kept (read_timestamp_fields). */
+enum timestamp_join {
+	TIMESTAMP_JOIN_NONE,	/* none: a zone in the clock's field, or CLF's "]" */
+	TIMESTAMP_JOIN_ZONE,	/* one shaped as a zone, after a clock that ends its field */
+	TIMESTAMP_JOIN_NAME	/* a zone's name, after a numeric zone in a field of its own */
+};
+
+/*
+ * Whether a[0..len) and b[0..len) agree in the bytes that masks keep (0xFF), a mask for
+ * each 8 bytes from the start and one for the last 8 (len >= 8); masks NULL: all bytes.
+ * Reads nothing outside the two.
+ */
+static inline bool
+timestamp_memo_same(const char *a, const char *b, size_t len, const uint64_t *masks)
+{
+	const unsigned char *x = (const unsigned char *)a, *y = (const unsigned char *)b;
+	size_t i, k = 0;
+
+	if (len < 8) {
+		for (i = 0; i < len; i++)
+			if (x[i] != y[i])
+				return false;
+		return true;
+	}
+	for (i = 0; i + 8 < len; i += 8, k++)
+		if (((load_u64(x + i) ^ load_u64(y + i)) &
+		    (masks != NULL ? masks[k] : ~UINT64_C(0))) != 0)
+			return false;
+	return ((load_u64(x + len - 8) ^ load_u64(y + len - 8)) &
+	    (masks != NULL ? masks[k] : ~UINT64_C(0))) == 0;
+}
+
+/*
+ * Reads fields[0..count) as read_timestamp_fields would when they differ from the
+ * timestamp *m keeps only in its seconds (00 to 59) and their fraction's digits, as
+ * many of them, and no next field would join: stores the nanoseconds since the epoch
+ * in *nanos and the fields taken in *fields_taken and returns true.  Returns false,
+ * storing nothing, for read_timestamp_fields to decide (timestamp.c says why the
+ * two agree).  Inline, for the timestamps stage's loop.
+ */
+static inline bool
+timestamp_read_memo(const struct timestamp_memo *m, const struct field *fields,
+    size_t count, int64_t *nanos, size_t *fields_taken)
+{
+	/* 10^(9 - n): the nanoseconds of a fraction's last digit, of n digits. */
+	static const uint32_t scale[10] = {
+		1000000000, 100000000, 10000000, 1000000, 100000, 10000, 1000, 100, 10, 1
+	};
+	const char *c;
+	size_t i, at = m->seconds_at, taken = m->taken, digits = m->fraction_digits;
+	uint64_t fraction = 0;
+	unsigned tens, ones;
+
+	if (taken == 0 || count < taken)
+		return false;
+	for (i = 0; i < taken; i++)
+		if (fields[i].len != m->len[i] || (i != m->clock &&
+		    !timestamp_memo_same(fields[i].text, m->text + m->at[i], m->len[i], NULL)))
+			return false;
+	c = fields[m->clock].text;
+	if (!timestamp_memo_same(c, m->text + m->at[m->clock], m->len[m->clock], m->masks))
+		return false;
+	tens = (unsigned)(c[at] - '0');
+	ones = (unsigned)(c[at + 1] - '0');
+	if (tens > 5 || ones > 9)
+		return false;
+#if SWAR_LITTLE_ENDIAN
+	if (digits - 1 < 8) {
+		/* The 8 bytes that end with the fraction, those before it made zeros. */
+		uint64_t word = (load_u64((const unsigned char *)c + at + 3 + digits - 8) ^
+		    SWAR_ZEROS) & (~UINT64_C(0) << (8 * (8 - digits)));
+
+		if (swar_nondigits(word) != 0)
+			return false;
+		fraction = swar_digits_value(word) * scale[digits];
+	} else
+#endif
+	{
+		for (i = 0; i < digits; i++) {
+			unsigned digit = (unsigned)(c[at + 3 + i] - '0');
+
+			if (digit > 9)
+				return false;
+			if (i < 9)
+				fraction = fraction * 10 + digit;
+		}
+		if (digits < 9)
+			fraction *= scale[digits];
+	}
+	if (count > taken && (m->join == TIMESTAMP_JOIN_ZONE ?
+	    timestamp_is_zone_shaped(fields[taken].text, fields[taken].len) :
+	    m->join == TIMESTAMP_JOIN_NAME &&
+	    timestamp_is_zone_name(fields[taken].text, fields[taken].len)))
+		return false;
+	*nanos = m->minute + (int64_t)(tens * 10 + ones) * 1000000000 + (int64_t)fraction;
+	*fields_taken = taken;
+	return true;
+}
+
+/*
+ * Keeps in *m the timestamp that read_timestamp_fields read as nanos from fields,
+ * taking the first taken of them, when it has a clock; else *m keeps nothing.
+ */
+void timestamp_memo_keep(struct timestamp_memo *m, const struct field *fields, size_t taken,
+    int64_t nanos);
+
+/*
+ * read_timestamp_fields, with the same arguments and results, through *memo: what
+ * timestamp_read_memo reads, it reads so; anything else read_timestamp_fields reads,
+ * and timestamp_memo_keep keeps.
+ */
+bool read_timestamp_fields_memo(const struct field *fields, size_t count,
+    enum epoch_unit unit, struct syslog_year *year, struct timestamp_memo *memo,
+    int64_t *nanos, size_t *fields_taken);
+
+/*
  * What timestamp_read_epoch_words keeps of the last epoch number it read: its first 8
  * bytes, as they are in memory, and their value (a stream's timestamps mostly share
  * them: an epoch in seconds or milliseconds for 100 s), and its shape, which the

@@ -46,7 +46,7 @@
  *   - when one record has several problems, any of their columns may be named.
  * Epoch milliseconds come with --epoch-unit=ms or, at least 1e11, without it (their
  * size tells the unit).  It leaves out, on purpose: NaN and infinities (the unit tests
- * cover them), ISO 8601 and log-format timestamps, --epoch-unit us and ns, distinct
+ * cover them), log-format timestamps but ISO 8601 with a zone, --epoch-unit us and ns, distinct
  * beyond 2^P/8 values (HyperLogLog), malformed CSV and quotes left open, quotes inside unquoted fields,
  * lines of nothing but blanks in delimited input, quoted keys with blanks at either
  * end, columns past the header's end with -H, -o , with blank-separated input,
@@ -562,6 +562,9 @@ struct tcase {
 	int time_col, group_col;	/* 0: none */
 	bool epoch_ms;
 	bool epoch_ms_by_size;	/* milliseconds without --epoch-unit: told by their size */
+	bool iso_time;		/* ISO 8601 times with a zone, not epochs */
+	int iso_zone;		/* their usual zone, minutes east of UTC */
+	int iso_fraction;	/* their usual fraction: an iso_text style */
 	int64_t bucket;		/* -s DURATION in nanoseconds, or 0 */
 	uint64_t step, min_count;
 	int precision;		/* -1: shortest */
@@ -708,11 +711,59 @@ gen_key(const struct tcase *c)
 	return astrdup(PICK(keys));
 }
 
+/*
+ * ms as ISO 8601 with a zone, the case's usual zone and fraction but now and then
+ * another, as logs write them: the fraction as milliseconds when there are some, always,
+ * in micro- or nanoseconds, or without its trailing zeros, after "." or now and then ","
+ * (but in delimited input, where it could be the delimiter);
+ * the zone Z, or hh:mm, hhmm or hh east or west (TIMESTAMPS).  A zone in the field
+ * keeps a next field from joining the timestamp.
+ */
+static const char *
+iso_text(const struct tcase *c, int64_t ms)
+{
+	static const int zones[] = { 0, 60, -300, 330, 345, -570, 840, -720 };
+	int zone = chance(0.8) ? c->iso_zone : PICK(zones);
+	int style = chance(0.8) ? c->iso_fraction : (int)below(5);
+	long long f = ms % 1000;
+	time_t local = (time_t)(ms / 1000) + zone * 60;
+	char fraction[16] = "", zone_text[16] = "Z", separator = !c->delimited && chance(0.05) ? ',' : '.';
+	struct tm tm;
+
+	gmtime_r(&local, &tm);
+	if (style == 0 && f != 0)
+		snprintf(fraction, sizeof(fraction), "%c%03lld", separator, f);
+	else if (style == 1)
+		snprintf(fraction, sizeof(fraction), "%c%03lld", separator, f);
+	else if (style == 2)
+		snprintf(fraction, sizeof(fraction), "%c%06lld", separator, f * 1000);
+	else if (style == 3)
+		snprintf(fraction, sizeof(fraction), "%c%09lld", separator, f * 1000000);
+	else if (style == 4 && f != 0)
+		snprintf(fraction, sizeof(fraction), "%c%0*lld", separator,
+		    f % 100 == 0 ? 1 : f % 10 == 0 ? 2 : 3,
+		    f % 100 == 0 ? f / 100 : f % 10 == 0 ? f / 10 : f);
+	if (zone != 0 || chance(0.1)) {
+		int a = zone < 0 ? -zone : zone;
+
+		if (a % 60 == 0 && chance(0.3))
+			snprintf(zone_text, sizeof(zone_text), "%c%02d", zone < 0 ? '-' : '+', a / 60);
+		else
+			snprintf(zone_text, sizeof(zone_text), chance(0.5) ? "%c%02d:%02d" :
+			    "%c%02d%02d", zone < 0 ? '-' : '+', a / 60, a % 60);
+	}
+	return aprintf("%04d-%02d-%02d%c%02d:%02d:%02d%s%s", tm.tm_year + 1900, tm.tm_mon + 1,
+	    tm.tm_mday, chance(0.95) ? 'T' : 't', tm.tm_hour, tm.tm_min, tm.tm_sec, fraction,
+	    zone_text);
+}
+
 static const char *
 time_text(const struct tcase *c, int64_t ms)
 {
 	long long s = ms / 1000, f = ms % 1000;
 
+	if (c->iso_time)
+		return iso_text(c, ms);
 	if (c->epoch_ms)
 		return aprintf("%lld", (long long)ms);
 	if (f == 0)
@@ -1076,6 +1127,13 @@ gen_config(struct tcase *c, const char *swag, size_t records)
 	c->pipe_feed = chance(0.3);
 	c->epoch_ms = c->time_col && chance(0.15);
 	c->epoch_ms_by_size = c->epoch_ms && chance(0.5);
+	c->iso_time = c->time_col && !c->epoch_ms && chance(0.25);
+	if (c->iso_time) {
+		static const int zones[] = { 0, 0, 60, -300, 330 };
+
+		c->iso_zone = PICK(zones);
+		c->iso_fraction = (int)below(5);
+	}
 	{
 		static const double dirts[] = { 0, 0.01, 0.05, 0.15 };
 		static const double strict_dirts[] = { 0, 0, 0.002, 0.01 };
@@ -1573,10 +1631,83 @@ is_na(const struct tcase *c, const char *s, size_t n)
 	return false;
 }
 
+/* Days since 1970-01-01 of a date in the proleptic Gregorian calendar. */
+static int64_t
+days_of(int64_t y, int m, int d)
+{
+	y -= m <= 2;
+	int64_t era = (y >= 0 ? y : y - 399) / 400, yoe = y - era * 400;
+	int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+
+	return era * 146097 + yoe * 365 + yoe / 4 - yoe / 100 + doy - 719468;
+}
+
+/* Digits s[*i, *i + count) as a number, or -1. */
+static int64_t
+digits_at(const char *s, size_t n, size_t *i, size_t count)
+{
+	int64_t v = 0;
+
+	for (size_t k = 0; k < count; k++, (*i)++) {
+		if (*i >= n || !is_digit(s[*i]))
+			return -1;
+		v = v * 10 + (s[*i] - '0');
+	}
+	return v;
+}
+
+/* An ISO 8601 time as iso_text writes it, in nanoseconds (in range: no leap second). */
+static bool
+parse_iso(const char *s, size_t n, int64_t *ns)
+{
+	size_t i = 0;
+	int64_t y, mo, d, h, mi, se, frac = 0, zone = 0, unit = 100000000;
+
+	if ((y = digits_at(s, n, &i, 4)) < 0 || i >= n || s[i++] != '-' ||
+	    (mo = digits_at(s, n, &i, 2)) < 1 || mo > 12 || i >= n || s[i++] != '-' ||
+	    (d = digits_at(s, n, &i, 2)) < 1 || i >= n || (s[i] != 'T' && s[i] != 't') ||
+	    (i++, (h = digits_at(s, n, &i, 2)) < 0) || i >= n || s[i++] != ':' ||
+	    (mi = digits_at(s, n, &i, 2)) < 0 || i >= n || s[i++] != ':' ||
+	    (se = digits_at(s, n, &i, 2)) < 0 || h > 23 || mi > 59 || se > 59)
+		return false;
+	if (i < n && (s[i] == '.' || s[i] == ',')) {
+		size_t start = ++i;
+
+		for (; i < n && is_digit(s[i]); i++, unit /= 10)
+			frac += (s[i] - '0') * unit;
+		if (i == start)
+			return false;
+	}
+	if (i < n && s[i] == 'Z') {
+		i++;
+	} else if (i < n && (s[i] == '+' || s[i] == '-')) {
+		int sign = s[i++] == '-' ? -1 : 1;
+		int64_t zh = digits_at(s, n, &i, 2), zm = 0;
+
+		if (zh < 0)
+			return false;
+		if (i < n && s[i] == ':')
+			i++;
+		if (i < n && (zm = digits_at(s, n, &i, 2)) < 0)
+			return false;
+		zone = sign * (zh * 3600 + zm * 60);
+	} else {
+		return false;
+	}
+	if (i != n)
+		return false;
+	*ns = ((days_of(y, (int)mo, (int)d) * 86400 + h * 3600 + mi * 60 + se - zone) *
+	    1000000000) + frac;
+	return true;
+}
+
 /* An epoch timestamp as generated (digits, optional decimals), in nanoseconds. */
 static bool
 parse_epoch(const struct tcase *c, const char *s, size_t n, int64_t *ns)
 {
+	if (c->iso_time)
+		return parse_iso(s, n, ns);
+
 	int64_t whole = 0, frac = 0, scale = c->epoch_ms ? 1000000 : 1000000000;
 	size_t i = 0, digits = 0;
 
@@ -1984,6 +2115,19 @@ bucket_text(const struct tcase *c, int64_t b)
 	while (scale > 1 && c->bucket % scale != 0) {
 		digits += 3;
 		scale /= 1000;
+	}
+	if (c->iso_time) {
+		/* RFC 3339 in UTC, with the fraction's digits that S needs, in threes. */
+		time_t seconds = (time_t)(b / 1000000000);
+		struct tm tm;
+
+		gmtime_r(&seconds, &tm);
+		scale = 1000000000;
+		for (int k = 0; k < digits; k += 3)
+			scale /= 1000;
+		return aprintf("%04d-%02d-%02dT%02d:%02d:%02d%s%.*lld%sZ", tm.tm_year + 1900,
+		    tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
+		    digits > 0 ? "." : "", digits, (long long)(b % 1000000000 / scale), "");
 	}
 	if (digits == 0)
 		return aprintf("%lld", (long long)(b / unit));
@@ -2863,14 +3007,14 @@ enum {
 	F_PLAIN, F_DELIMITED, F_QUOTED, F_HEADER, F_APPEND, F_COMMENTS, F_STEP, F_TIME, F_GROUP,
 	F_STRICT, F_STRICT_STOP, F_STOP_AFTER_64, F_SHORT, F_NOTNUM, F_BADTS, F_BACK, F_CRLF,
 	F_NO_FINAL_NEWLINE, F_PIPE, F_PRECISION, F_MIN_COUNT, F_NA, F_EMPTY_OUTPUT, F_BUCKETS,
-	F_NO_QUOTES, F_FEATURES
+	F_NO_QUOTES, F_ISO_TIME, F_FEATURES
 };
 static const char *const feature_names[F_FEATURES] = {
 	"plain rows", "delimited", "quoted fields", "-H", "-a", "-C", "-s", "-t", "-g",
 	"--strict", "strict stops", "strict stops past record 64", "short records",
 	"not numbers", "unreadable timestamps", "backward timestamps", "CRLF",
 	"no final newline", "piped in pieces", "-p", "-m", "--na", "no output",
-	"-s DURATION", "--no-quotes",
+	"-s DURATION", "--no-quotes", "ISO 8601 times",
 };
 
 static void
@@ -2898,6 +3042,7 @@ count_features(const struct tcase *c, const struct expect *e, uint64_t *f)
 	has[F_NO_FINAL_NEWLINE] = !c->final_newline;
 	has[F_PIPE] = c->pipe_feed;
 	has[F_PRECISION] = c->precision >= 0;
+	has[F_ISO_TIME] = c->iso_time;
 	has[F_MIN_COUNT] = c->min_count > 1;
 	has[F_NA] = c->nna > 0;
 	has[F_EMPTY_OUTPUT] = e->nout == 0;

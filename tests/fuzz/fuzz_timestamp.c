@@ -22,7 +22,11 @@
  *     takes, joined by one space, read as one field to the same nanosecond; every
  *     instant accepted is also written as a syslog date (three fields and one, with
  *     its year), with its zone in fields of its own, with slashes and as RFC 7231,
- *     and must read back.
+ *     and must read back;
+ *   - read through the memo of timestamps with a clock (timestamp_read_memo), the text
+ *     before the split and then that text with bytes changed (pairs of offset and byte
+ *     after the split), as blank-separated fields and as one field, reads as
+ *     read_timestamp_fields reads it.
  */
 #include <inttypes.h>
 #include <stdbool.h>
@@ -474,6 +478,62 @@ check_many_fields(const uint8_t *bytes, size_t len, enum epoch_unit unit, int ye
 	free_fields(fields, count);
 }
 
+/*
+ * Reads fields with read_timestamp_fields and through *memo (timestamp_read_memo, then
+ * read_timestamp_fields_memo, which keeps), and fails unless they agree: whether the
+ * text reads, the instant, the fields taken.
+ */
+static void
+memo_agrees(struct timestamp_memo *memo, const struct field *fields, size_t count)
+{
+	int64_t slow = UNTOUCHED, fast = UNTOUCHED, kept = UNTOUCHED;
+	size_t slow_taken = 99, fast_taken = 99, kept_taken = 99;
+	bool ok = read_timestamp_fields(fields, count, EPOCH_SECONDS, NULL, &slow, &slow_taken);
+	bool hit = timestamp_read_memo(memo, fields, count, &fast, &fast_taken);
+	bool kept_ok = read_timestamp_fields_memo(fields, count, EPOCH_SECONDS, NULL, memo,
+	    &kept, &kept_taken);
+
+	if (hit && (!ok || fast != slow || fast_taken != slow_taken))
+		fail("the memo reads otherwise", fields[0].text, fields[0].len);
+	if (!hit && (fast != UNTOUCHED || fast_taken != 99))
+		fail("the memo missed, but stored", fields[0].text, fields[0].len);
+	if (kept_ok != ok || kept_taken != slow_taken || (ok && kept != slow))
+		fail("read_timestamp_fields_memo reads otherwise", fields[0].text, fields[0].len);
+}
+
+/*
+ * The memo (timestamp_read_memo): the text before split, split at blanks, read and kept,
+ * then the same text with bytes changed, pairs (offset, byte) from the rest of the
+ * input, a change a record, each read through the memo and by read_timestamp_fields
+ * alone; and again with the text as one field, as delimited input gives a timestamp.
+ */
+static void
+check_memo(const uint8_t *bytes, size_t len, size_t split)
+{
+	struct timestamp_memo memo = TIMESTAMP_MEMO_START, one_memo = TIMESTAMP_MEMO_START;
+	struct field fields[6], one;
+	uint8_t *text;
+	size_t count;
+
+	if (split == 0)
+		return;
+	text = (uint8_t *)copy_of(bytes, split);
+	for (size_t at = split; ; at += 2) {
+		count = split_fields((const char *)text, split, fields, 6);
+		if (count > 0)
+			memo_agrees(&memo, fields, count);
+		free_fields(fields, count);
+		one.text = copy_of(text, split);
+		one.len = split;
+		memo_agrees(&one_memo, &one, 1);
+		free((void *)one.text);
+		if (at + 1 >= len)
+			break;
+		text[bytes[at] % split] = bytes[at + 1];
+	}
+	free(text);
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -493,5 +553,6 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	check_pair(data, size, split);
 	check_fields(data, size, split, unit);
 	check_many_fields(data, size, unit, fuzz_data[0] & 4 ? 0 : 1970 + (fuzz_data[0] >> 3));
+	check_memo(data, size, split);
 	return 0;
 }

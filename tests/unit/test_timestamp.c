@@ -1378,11 +1378,9 @@ Test(syslog, refused_without_a_year)
 	expect_refused("Nov 30 02:28:56");
 }
 
-/* Reads fields (blank-separated, as the splitter gives them) with read_timestamp_fields. */
-static bool read_fields(const char *line, struct syslog_year *year, int64_t *nanos,
-                        size_t *taken)
+/* Splits line at spaces, as the splitter does, into at most max fields; returns how many. */
+static size_t split_at_spaces(const char *line, struct field *fields, size_t max)
 {
-	struct field fields[8];
 	size_t count = 0;
 	for (const char *p = line; *p != '\0';) {
 		while (*p == ' ')
@@ -1392,10 +1390,19 @@ static bool read_fields(const char *line, struct syslog_year *year, int64_t *nan
 		const char *start = p;
 		while (*p != '\0' && *p != ' ')
 			p++;
-		cr_assert_lt(count, 8);
+		cr_assert_lt(count, max);
 		fields[count].text = start;
 		fields[count++].len = (size_t)(p - start);
 	}
+	return count;
+}
+
+/* Reads fields (blank-separated, as the splitter gives them) with read_timestamp_fields. */
+static bool read_fields(const char *line, struct syslog_year *year, int64_t *nanos,
+                        size_t *taken)
+{
+	struct field fields[8];
+	size_t count = split_at_spaces(line, fields, 8);
 	cr_assert_gt(count, 0);
 	return read_timestamp_fields(fields, count, EPOCH_SECONDS, year, nanos, taken);
 }
@@ -1662,4 +1669,321 @@ Test(epoch, unit_by_size)
 		              "\"%s\"", not_epochs[i]);
 		cr_assert_eq(unit, 99);
 	}
+}
+
+/* ---------------------------------------------------------------------------------------
+** The memo of timestamps with a clock (timestamp_read_memo, timestamp_memo_keep).
+*/
+
+/* Up to 6 fields of a record from the time column on, each a heap block of its length. */
+struct memo_record {
+	struct field fields[6];
+	size_t count;
+};
+
+static void memo_record_make(struct memo_record *r, char texts[][80], const size_t *lens,
+                             size_t count)
+{
+	r->count = count;
+	for (size_t i = 0; i < count; i++) {
+		char *block = malloc(lens[i] ? lens[i] : 1);
+		cr_assert_not_null(block);
+		memcpy(block, texts[i], lens[i]);
+		r->fields[i].text = block;
+		r->fields[i].len = lens[i];
+	}
+}
+
+static void memo_record_free(struct memo_record *r)
+{
+	for (size_t i = 0; i < r->count; i++)
+		free((char *)(uintptr_t)r->fields[i].text);
+}
+
+/*
+** Reads r through the memo as the -t stage does (timestamp_read_memo, then
+** read_timestamp_fields_memo, which keeps), and with read_timestamp_fields alone: the
+** two must agree on whether it reads, the instant and the fields taken. Returns whether
+** the memo read it.
+*/
+static bool memo_check(struct timestamp_memo *memo, const struct memo_record *r)
+{
+	int64_t slow = 12345, fast = 12345, kept = 12345;
+	size_t slow_taken = 99, fast_taken = 99, kept_taken = 99;
+	bool ok = read_timestamp_fields(r->fields, r->count, EPOCH_SECONDS, NULL, &slow,
+	                                &slow_taken);
+	bool hit = timestamp_read_memo(memo, r->fields, r->count, &fast, &fast_taken);
+	bool kept_ok = read_timestamp_fields_memo(r->fields, r->count, EPOCH_SECONDS, NULL, memo,
+	                                          &kept, &kept_taken);
+	char line[400];
+	size_t used = 0;
+	for (size_t i = 0; i < r->count; i++)
+		used += (size_t)snprintf(line + used, sizeof line - used, "%s\"%.*s\"",
+		                         i > 0 ? " " : "", (int)r->fields[i].len, r->fields[i].text);
+	if (hit && (!ok || fast != slow || fast_taken != slow_taken))
+		cr_assert_fail("%s: the memo reads %lld (%zu fields), the parser %s %lld (%zu)", line,
+		               (long long)fast, fast_taken, ok ? "reads" : "refuses",
+		               (long long)slow, slow_taken);
+	if (!hit)
+		cr_assert(fast == 12345 && fast_taken == 99, "%s: a miss stored something", line);
+	cr_assert_eq(kept_ok, ok, "%s: read_timestamp_fields_memo %d, the parser %d", line,
+	             (int)kept_ok, (int)ok);
+	cr_assert_eq(kept_taken, slow_taken, "%s: %zu fields taken, the parser %zu", line,
+	             kept_taken, slow_taken);
+	if (ok)
+		cr_assert_eq(kept, slow, "%s: %lld, the parser %lld", line, (long long)kept,
+		             (long long)slow);
+	return hit;
+}
+
+/*
+** Streams of one layout, as a log's timestamps come: each record the last with its
+** seconds and their fraction's digits changed (to 60 to 69 now and then), or a byte
+** anywhere changed (to a digit, a separator, a letter), or a next field that may join
+** (a zone, a zone's name) or not, or fewer fields; the layouts are every form kept, the
+** ends of the range among them. Each record is compared with read_timestamp_fields, and
+** most must be read by the memo, so that its way is what is tested.
+*/
+Test(memo, reads_as_the_parser_on_streams_of_one_layout)
+{
+	static const char *const layouts[][4] = {
+		{ "2026-11-30T02:28:56.123Z", "5" },
+		{ "2026-11-30T02:28:56Z" },
+		{ "2026-11-30t02:28:56,5+01:00", "7" },
+		{ "2026-11-30T02:28:56", "+0100", "CET", "9" },
+		{ "2026-11-30T02:28:56", "Z", "CET" },
+		{ "2026-11-30T02:28:56.250", "5", "x" },
+		{ "2026-11-30 02:28:56 +0100 CET" },
+		{ "2026-11-30 02:28:56.1234567", "-05:00" },
+		{ "2026-11-30", "02:28:56,123", "INFO", "x" },
+		{ "2026-11-30", "02:28:56.123456789", "-05:00", "v" },
+		{ "2026-11-30", "02:28:56+01", "v" },
+		{ "2026/11/30", "02:28:56", "+0100", "CEST" },
+		{ "[30/Nov/2026:02:28:56", "+0000]", "GET" },
+		{ "[30/Nov/2026:02:28:56.25", "-0130]" },
+		{ "[30/Nov/2026:02:28:56]", "x" },
+		{ "[30/Nov/2026:02:28:56 +0000]" },
+		{ "30/Nov/2026:02:28:56", "+0100", "CET" },
+		{ "30/Nov/2026:02:28:56", "5" },
+		{ "2262-04-11T23:47:16.854775807Z" },
+		{ "2262-04-11T23:46:15Z", "1" },
+		{ "2262-04-11T23:45:59.999999999Z" },
+		{ "1677-09-21T00:12:43.145224192Z" },
+		{ "1677-09-21T00:13:44Z" },
+		{ "2026-11-30T02:28:56.123456789012Z", "5" },
+		{ "2024-02-29T23:59:59.9-23:59" },
+		{ "2026-11-30T02:28:56.12345678901234567890123456789012345+01:00" },
+		{ "2026-11-30T02:28:56.123456789012345678901234567890123456789012345+01:00" },
+	};
+	static const char odd[] = "0123456789:.,-+/ZzT []\xff";
+	static const char *const next_fields[] = { "5", "-12", "+0100", "-05:00", "Z", "z", "CET",
+	                                           "+2500", "INFO", "AEDT", "+01", "" };
+	uint64_t state = 0x9E3779B97F4A7C15U;
+	size_t hits = 0, total = 0;
+	for (size_t l = 0; l < sizeof layouts / sizeof layouts[0]; l++) {
+		for (int stream = 0; stream < 40; stream++) {
+			char texts[6][80];
+			size_t lens[6], count = 0;
+			struct timestamp_memo memo = TIMESTAMP_MEMO_START;
+			for (; count < 4 && layouts[l][count] != NULL; count++) {
+				lens[count] = strlen(layouts[l][count]);
+				cr_assert_lt(lens[count], sizeof texts[0]);
+				memcpy(texts[count], layouts[l][count], lens[count]);
+			}
+			/* The clock: the seconds are the two digits after the second ':' of it. */
+			size_t clock = lens[0] == 10 && count > 1 ? 1 : 0, seconds = 0;
+			for (size_t i = 0, colons = 0; i < lens[clock]; i++)
+				if (texts[clock][i] == ':' && ++colons == (texts[clock][0] == '[' ||
+				    texts[clock][2] == '/' ? 3 : 2)) {
+					seconds = i + 1;
+					break;
+				}
+			cr_assert_gt(seconds, 0, "layout %zu", l);
+			for (int round = 0; round < 60; round++) {
+				uint64_t r = random_next(&state);
+				char (*c)[80] = &texts[clock];
+				/* Most rounds: new seconds and fraction digits. */
+				(*c)[seconds] = (char)('0' + (r % 16 == 0 ? 6 : (r >> 4) % 6));
+				(*c)[seconds + 1] = (char)('0' + (r >> 8) % 10);
+				for (size_t i = seconds + 3; i < lens[clock] && (*c)[seconds + 2] != '\0' &&
+				     ((*c)[seconds + 2] == '.' || (*c)[seconds + 2] == ',') &&
+				     (*c)[i] >= '0' && (*c)[i] <= '9'; i++)
+					(*c)[i] = (char)('0' + random_next(&state) % 10);
+				if ((r >> 12) % 8 == 0) {
+					/* A byte anywhere in a field, the next one's included. */
+					size_t f = (size_t)((r >> 16) % count);
+					if (lens[f] > 0)
+						texts[f][(r >> 20) % lens[f]] =
+						    odd[(r >> 28) % (sizeof odd - 1)];
+				}
+				if ((r >> 32) % 6 == 0 && count < 6) {
+					/* A next field that may join, or not. */
+					const char *next = next_fields[(r >> 36) % 12];
+					lens[count] = strlen(next);
+					memcpy(texts[count], next, lens[count]);
+					count++;
+				} else if ((r >> 32) % 6 == 1 && count > 1) {
+					count--;
+				}
+				struct memo_record record;
+				memo_record_make(&record, texts, lens, count);
+				hits += memo_check(&memo, &record);
+				total++;
+				memo_record_free(&record);
+				/* Now and then the layout again, as a log's next line after a bad one. */
+				if ((r >> 40) % 16 == 0) {
+					for (size_t f = 0; f < 4 && layouts[l][f] != NULL; f++)
+						memcpy(texts[f], layouts[l][f], lens[f] = strlen(layouts[l][f]));
+				}
+			}
+		}
+	}
+	cr_assert_gt(hits, total / 3, "the memo read %zu records of %zu", hits, total);
+}
+
+/* A record of blank-separated fields, for the tests below: at most 6. */
+static void memo_record_of(struct memo_record *r, const char *line)
+{
+	struct field fields[6];
+	char texts[6][80];
+	size_t lens[6], count = split_at_spaces(line, fields, 6);
+	for (size_t i = 0; i < count; i++) {
+		cr_assert_lt(fields[i].len, sizeof texts[i]);
+		memcpy(texts[i], fields[i].text, lens[i] = fields[i].len);
+	}
+	memo_record_make(r, texts, lens, count);
+}
+
+/* Whether the memo kept from a reads b, both checked against the parser; frees both. */
+static bool memo_reads_second(struct memo_record *a, struct memo_record *b)
+{
+	struct timestamp_memo memo = TIMESTAMP_MEMO_START;
+	memo_check(&memo, a);
+	bool hit = memo_check(&memo, b);
+	memo_record_free(a);
+	memo_record_free(b);
+	return hit;
+}
+
+/* memo_reads_second of two lines of blank-separated fields. */
+static bool memo_reads_after(const char *first, const char *second)
+{
+	struct memo_record a, b;
+	memo_record_of(&a, first);
+	memo_record_of(&b, second);
+	return memo_reads_second(&a, &b);
+}
+
+/* memo_reads_second of two fields with blanks inside, as a delimited record gives them. */
+static bool memo_reads_field_after(const char *first, const char *second)
+{
+	struct memo_record a, b;
+	char texts[2][80];
+	size_t lens[2] = { strlen(first), strlen(second) };
+	memcpy(texts[0], first, lens[0]);
+	memcpy(texts[1], second, lens[1]);
+	memo_record_make(&a, texts, lens, 1);
+	memo_record_make(&b, texts + 1, lens + 1, 1);
+	return memo_reads_second(&a, &b);
+}
+
+/* A first timestamp kept, a second one, whether they are one field each, and a hit. */
+struct memo_case {
+	const char *first, *second;
+	bool one_field, hit;
+};
+
+static void expect_memo_cases(const struct memo_case *cases, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		const struct memo_case *c = &cases[i];
+		bool hit = c->one_field ? memo_reads_field_after(c->first, c->second) :
+		                          memo_reads_after(c->first, c->second);
+		cr_expect_eq(hit, c->hit, "\"%s\" after \"%s\": the memo %s", c->second, c->first,
+		             hit ? "read it" : "left it");
+	}
+}
+
+Test(memo, reads_the_next_seconds_of_every_form_kept)
+{
+	static const struct memo_case cases[] = {
+		{ "2026-11-30T02:28:56.123Z 5",
+		  "2026-11-30T02:28:07.999Z 6", false, true },
+		{ "2026-11-30T02:28:56+01:00",
+		  "2026-11-30T02:28:59+01:00", false, true },
+		{ "2026-11-30 02:28:56,123 INFO",
+		  "2026-11-30 02:28:57,001 WARN", false, true },
+		{ "2026-11-30T02:28:56 +0100 CET 1",
+		  "2026-11-30T02:28:58 +0100 CET 2", false, true },
+		{ "[30/Nov/2026:02:28:56 +0000] GET",
+		  "[30/Nov/2026:02:28:58 +0000] PUT", false, true },
+		{ "30/Nov/2026:02:28:56 5",
+		  "30/Nov/2026:02:28:59 6", false, true },
+		{ "2026-11-30T02:28:56.123456789Z",
+		  "2026-11-30T02:28:56.123456790Z", false, true },
+		{ "2026-11-30T02:28:56.1234567890Z",
+		  "2026-11-30T02:28:56.9999999999Z", false, true },
+		{ "2026-11-30 02:28:56.5 +0100 CET",
+		  "2026-11-30 02:28:57.0 +0100 CET", true, true },
+		{ "[30/Nov/2026:02:28:56 +0000]",
+		  "[30/Nov/2026:02:28:00 +0000]", true, true },
+	};
+	expect_memo_cases(cases, sizeof cases / sizeof cases[0]);
+}
+
+Test(memo, leaves_to_the_parser_what_it_cannot_read_alike)
+{
+	static const struct memo_case cases[] = {
+		/* A leap second, read as the next minute's first instant, and seconds past it. */
+		{ "2026-11-30T23:59:59Z",
+		  "2026-11-30T23:59:60Z", false, false },
+		{ "2026-11-30T23:59:59Z",
+		  "2026-11-30T23:59:61Z", false, false },
+		{ "2026-11-30T23:59:60Z",
+		  "2026-11-30T23:59:59Z", false, false },
+		/* Another minute, zone, separator or number of fraction digits. */
+		{ "2026-11-30T02:28:56Z",
+		  "2026-11-30T02:29:56Z", false, false },
+		{ "2026-11-30T02:28:56+01:00",
+		  "2026-11-30T02:28:56+02:00", false, false },
+		{ "2026-11-30T02:28:56.5Z",
+		  "2026-11-30T02:28:56,5Z", false, false },
+		{ "2026-11-30T02:28:56.5Z",
+		  "2026-11-30T02:28:56.25Z", false, false },
+		{ "2026-11-30T02:28:56.5Z",
+		  "2026-11-30T02:28:56.xZ", false, false },
+		/* A next field that joins: a zone after a clock that ends its field, a zone's name. */
+		{ "2026-11-30T02:28:56 5",
+		  "2026-11-30T02:28:57 +0100", false, false },
+		{ "2026-11-30T02:28:56 5",
+		  "2026-11-30T02:28:57 +2500", false, false },
+		{ "2026-11-30 02:28:56 5",
+		  "2026-11-30 02:28:57 Z", false, false },
+		{ "2026-11-30T02:28:56 +0100 5",
+		  "2026-11-30T02:28:57 +0100 CET", false, false },
+		{ "2026-11-30T02:28:56 Z 5",
+		  "2026-11-30T02:28:57 Z CET", false, true },
+		{ "2026-11-30T02:28:56Z 5",
+		  "2026-11-30T02:28:57Z +0100", false, true },
+		/* Fewer fields than the timestamp took. */
+		{ "2026-11-30 02:28:56",
+		  "2026-11-30", false, false },
+		/* Minutes within 61 s of the ends of the range are not kept. */
+		{ "2262-04-11T23:47:10Z",
+		  "2262-04-11T23:47:11Z", false, false },
+		{ "1677-09-21T00:13:40Z",
+		  "1677-09-21T00:13:41Z", false, false },
+		{ "2262-04-11T23:45:10Z",
+		  "2262-04-11T23:45:11Z", false, true },
+		/* Forms without a clock, or not kept. */
+		{ "2026-11-30T02:28 5",
+		  "2026-11-30T02:28 5", false, false },
+		{ "2026-11-30 5",
+		  "2026-11-30 5", false, false },
+		{ "1764469736 5",
+		  "1764469737 5", false, false },
+		{ "Sun, 30 Nov 2026 12:00:01 GMT",
+		  "Sun, 30 Nov 2026 12:00:02 GMT", true, false },
+	};
+	expect_memo_cases(cases, sizeof cases / sizeof cases[0]);
 }
