@@ -397,17 +397,23 @@ csvread_feed(struct csvread *r, const char *bytes, size_t len)
 		const char *newline;
 		size_t piece;
 
-		/* A whole line that begins a record, split directly when it can be. */
-		if (r->at_line_start && !r->record_open && !r->options.libcsv_only) {
+		/*
+		 * Whole lines that begin a record, split directly while they can be: a line
+		 * split leaves the reader at a line's start with no record open, so the loop
+		 * does not test that again.
+		 */
+		if (r->at_line_start && !r->record_open && !r->options.libcsv_only &&
+		    bytes[0] != '"') {
 			int split;
 
-			if ((split = split_record(r, bytes, len, &piece)) >= 0) {
+			while ((split = split_record(r, bytes, len, &piece)) >= 0) {
 				if (split != CSVREAD_OK)
 					return (enum csvread_status)split;
 				r->line++;
 				bytes += piece;
 				len -= piece;
-				continue;
+				if (len == 0)
+					return CSVREAD_OK;
 			}
 		}
 		if (r->at_line_start) {
