@@ -34,6 +34,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 static uint64_t state;
 
@@ -103,24 +104,16 @@ static void put_time(unsigned long long i)
 }
 
 /*
- * put_time's instant as a date and a time of day, UTC, with separator between them and
- * point before the milliseconds; the date from the days since 1970 (Hinnant's
- * civil_from_days), so that no C library's calendar is asked.
+ * put_time's instant as a date and a time of day, UTC (gmtime), with separator between
+ * them and point before the milliseconds.
  */
 static void put_time_civil(unsigned long long i, char separator, char point)
 {
-	unsigned long long seconds = 1700000000ULL + i / 100, days = seconds / 86400;
-	unsigned long long z = days + 719468, era = z / 146097, doe = z - era * 146097;
-	unsigned long long yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-	unsigned long long doy = doe - (365 * yoe + yoe / 4 - yoe / 100), mp = (5 * doy + 2) / 153;
-	unsigned day = (unsigned)(doy - (153 * mp + 2) / 5 + 1);
-	unsigned month = (unsigned)(mp < 10 ? mp + 3 : mp - 9);
-	unsigned long long year = yoe + era * 400 + (month <= 2);
-	unsigned second_of_day = (unsigned)(seconds % 86400);
+	time_t seconds = (time_t)(1700000000ULL + i / 100);
+	struct tm *tm = gmtime(&seconds);
 
-	printf("%04llu-%02u-%02u%c%02u:%02u:%02u%c%03llu", year, month, day, separator,
-	       second_of_day / 3600, second_of_day / 60 % 60, second_of_day % 60, point,
-	       (i % 100) * 10);
+	printf("%04d-%02d-%02d%c%02d:%02d:%02d%c%03llu", tm->tm_year + 1900, tm->tm_mon + 1,
+	       tm->tm_mday, separator, tm->tm_hour, tm->tm_min, tm->tm_sec, point, (i % 100) * 10);
 }
 
 int main(int argc, char **argv)

@@ -1007,14 +1007,13 @@ read_time_slowly(struct pipeline *p, const struct record *record)
 /*
  * The rest of stage_times_of, records [k, n), for a run whose timestamps have a clock
  * (ISO 8601, CLF: anything but an epoch) and whose last one read was kept
- * (timestamp_memo_keep): the common record (its field there, a timestamp that
+ * (read_timestamp_fields_memo): the common record (its field there, a timestamp that
  * timestamp_read_memo reads, not older than the newest) is read in a loop that keeps
  * the newest in a local, every other record going to pipeline_read_time out of line;
  * trim as stage_times_of's (delimited input, where a timestamp is one field).
- * ISO 8601 times read so cost the stage 141 instructions a record, where
- * pipeline_read_time and read_timestamp_fields took 585 (callgrind, -t 1 -w 10s avg:2
- * over make bench's lines with ISO 8601 times); an epoch costs it 49.  Out of line:
- * inline, it cost the epochs' loop a few instructions a record.
+ * ISO 8601 times read so cost the stage about 160 instructions a record (callgrind,
+ * -t 1 -w 10s avg:2 over make bench's lines with ISO 8601 times), an epoch 49.  Out of
+ * line: inline, it cost the epochs' loop a few instructions a record.
  */
 static __attribute__((noinline)) size_t
 stage_times_clock(struct pipeline *p, size_t k, size_t n, bool trim)
@@ -1028,7 +1027,8 @@ stage_times_clock(struct pipeline *p, size_t k, size_t n, bool trim)
 	for (; k < n; k++) {
 		const struct record *record = &b->rec[k];
 
-		if (column <= record->field_count) {
+		/* (The memo may have been let go of: see read_timestamp_fields_memo.) */
+		if (p->time_memo.taken != 0 && column <= record->field_count) {
 			const struct field *field = &record->fields[column - 1];
 			struct field trimmed;
 			size_t count, taken;
@@ -1050,7 +1050,8 @@ stage_times_clock(struct pipeline *p, size_t k, size_t n, bool trim)
 			}
 			if (field->len > 0 &&
 			    !is_na(na_lengths, config, field->text, field->len) &&
-			    timestamp_read_memo(&p->time_memo, field, count, &t, &taken) &&
+			    timestamp_read_memo(&p->time_memo, field, count, &p->syslog_year, &t,
+			    &taken) &&
 			    t >= time) {
 				b->times[k] = time = t;
 				continue;
@@ -1078,7 +1079,7 @@ stage_times_clock(struct pipeline *p, size_t k, size_t n, bool trim)
  * a missing text (--na) may have an epoch's length.  An epoch of the last one's shape
  * and first 8 bytes costs the stage 49 instructions (callgrind, -t 1 -w 10s avg:2);
  * a run whose first timestamp has a clock goes on in stage_times_clock once one is kept
- * (timestamp_memo_keep), and other forms (a syslog date) keep pipeline_read_time for
+ * (read_timestamp_fields_memo), and other forms keep pipeline_read_time for
  * every record.
  */
 PIPELINE_HOT size_t
@@ -1552,8 +1553,6 @@ stage_write(struct pipeline *p, size_t n)
 
 /* A bucket's grace, in the time that passes: see bucket_timer. */
 #define BUCKET_GRACE_NANOS INT64_C(2000000000)
-
-#define NANOS_PER_SECOND INT64_C(1000000000)
 
 /*
  * Sets the bucket to the one holding t: b = t - r, r = (t - origin) mod S taken from 0

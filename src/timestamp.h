@@ -22,6 +22,13 @@
 #include "record.h"
 #include "swar.h"
 
+#define NANOS_PER_SECOND INT64_C(1000000000)
+
+/* 10^0 to 10^9: the nanoseconds of a digit of a second's fraction, from the 9th up. */
+static const uint64_t timestamp_powers_of_ten[10] = {
+	1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000, 1000000000
+};
+
 /* The unit of an epoch number, chosen by --epoch-unit. */
 enum epoch_unit {
 	EPOCH_SECONDS,
@@ -224,6 +231,13 @@ struct syslog_year {
 bool read_timestamp_fields(const struct field *fields, size_t count, enum epoch_unit unit,
     struct syslog_year *year, int64_t *nanos, size_t *fields_taken);
 
+/* Whether c is a decimal digit. */
+static inline bool
+timestamp_is_digit(char c)
+{
+	return (unsigned)(c - '0') <= 9;
+}
+
 /*
  * True when p[0..len) is shaped as a zone standing in a field of its own: Z, or "+" or
  * "-" and four digits or two digits, ":" and two digits, whether or not the numbers are
@@ -236,11 +250,11 @@ timestamp_is_zone_shaped(const char *p, size_t len)
 	if (len == 0 || (p[0] | 6) != '/')
 		return len == 1 && p[0] == 'Z';
 	if ((len != 5 && len != 6) || (p[0] != '+' && p[0] != '-') ||
-	    (unsigned)(p[1] - '0') > 9 || (unsigned)(p[2] - '0') > 9)
+	    !timestamp_is_digit(p[1]) || !timestamp_is_digit(p[2]))
 		return false;
 	if (len == 5)
-		return (unsigned)(p[3] - '0') <= 9 && (unsigned)(p[4] - '0') <= 9;
-	return p[3] == ':' && (unsigned)(p[4] - '0') <= 9 && (unsigned)(p[5] - '0') <= 9;
+		return timestamp_is_digit(p[3]) && timestamp_is_digit(p[4]);
+	return p[3] == ':' && timestamp_is_digit(p[4]) && timestamp_is_digit(p[5]);
 }
 
 /* True when p[0..len) is shaped as a zone's name: two to five capitals (CET, UTC, AEDT). */
@@ -257,23 +271,30 @@ timestamp_is_zone_name(const char *p, size_t len)
 
 /*
  * What timestamp_read_memo keeps of the last timestamp with a clock that
- * read_timestamp_fields read (ISO 8601 with seconds, in one field or a date's two, and
- * CLF; not an epoch, RFC 7231's form or a syslog date): the fields it took, as they
- * were, where the seconds' two digits and their fraction's digits stand in them, the
- * instant of the same text at second 00 with no fraction, and whether a next field may
- * join the timestamp.  A log's timestamps mostly differ from the last one's in those
- * digits alone, for a minute at a time.  Start it with TIMESTAMP_MEMO_START.
+ * read_timestamp_fields read (ISO 8601 with seconds, in one field or a date's two, CLF,
+ * and a syslog date in its three fields or one; not an epoch or RFC 7231's form): the
+ * fields it took, as they were, where the seconds' two digits and their fraction's
+ * digits stand in them, the instant of the same text at second 00 with no fraction, and
+ * whether a next field may join the timestamp; for a syslog date, the year and month
+ * that struct syslog_year carried after it, which its reading needs again.  A log's
+ * timestamps mostly differ from the last one's in those digits alone, for a minute at
+ * a time.  Start it with TIMESTAMP_MEMO_START.
  */
 #define TIMESTAMP_MEMO_TEXT 64
 #define TIMESTAMP_MEMO_FIELDS 4
 struct timestamp_memo {
 	int64_t minute;			/* the instant at second 00, no fraction */
+	int64_t minute_seconds;		/* the same in seconds (a syslog date's) */
 	uint64_t masks[TIMESTAMP_MEMO_TEXT / 8];	/* the clock field's bytes compared */
 	uint8_t taken;			/* the fields taken; 0: nothing kept */
 	uint8_t clock;			/* the field of the seconds */
 	uint8_t seconds_at;		/* where the seconds' two digits start in it */
 	uint8_t fraction_digits;	/* after the seconds' "." or ","; 0 without */
 	uint8_t join;			/* an enum timestamp_join: what a next field may be */
+	uint8_t skip, backoff;		/* timestamps not to keep (timestamp.c) */
+	uint32_t hits;			/* timestamps read since it was kept */
+	bool syslog;			/* a syslog date, read in syslog_year's year */
+	int syslog_year, syslog_month;	/* struct syslog_year's after it */
 	uint8_t len[TIMESTAMP_MEMO_FIELDS];
 	uint8_t at[TIMESTAMP_MEMO_FIELDS];	/* each field's start in text */
 	char text[TIMESTAMP_MEMO_TEXT];
@@ -285,7 +306,8 @@ struct timestamp_memo {
 enum timestamp_join {
 	TIMESTAMP_JOIN_NONE,	/* none: a zone in the clock's field, or CLF's "]" */
 	TIMESTAMP_JOIN_ZONE,	/* one shaped as a zone, after a clock that ends its field */
-	TIMESTAMP_JOIN_NAME	/* a zone's name, after a numeric zone in a field of its own */
+	TIMESTAMP_JOIN_NAME,	/* a zone's name, after a numeric zone in a field of its own */
+	TIMESTAMP_JOIN_ANY	/* any: a syslog date in one field is read as three then */
 };
 
 /*
@@ -314,21 +336,19 @@ timestamp_memo_same(const char *a, const char *b, size_t len, const uint64_t *ma
 }
 
 /*
- * Reads fields[0..count) as read_timestamp_fields would when they differ from the
- * timestamp *m keeps only in its seconds (00 to 59) and their fraction's digits, as
- * many of them, and no next field would join: stores the nanoseconds since the epoch
- * in *nanos and the fields taken in *fields_taken and returns true.  Returns false,
- * storing nothing, for read_timestamp_fields to decide (timestamp.c says why the
- * two agree).  Inline, for the timestamps stage's loop.
+ * Reads fields[0..count) as read_timestamp_fields would, in the year *year carries
+ * (moved on as it would move it), when they differ from the timestamp *m keeps only in
+ * its seconds (00 to 59) and their fraction's digits, as many of them, no next field
+ * would join, and for a syslog date *year carries the year and month it carried after
+ * the one kept: stores the nanoseconds since the epoch in *nanos and the fields taken in
+ * *fields_taken and returns true.  Returns false, storing nothing, for
+ * read_timestamp_fields to decide (timestamp.c says why the two agree).  Inline, for
+ * the timestamps stage's loop.
  */
 static inline bool
-timestamp_read_memo(const struct timestamp_memo *m, const struct field *fields,
-    size_t count, int64_t *nanos, size_t *fields_taken)
+timestamp_read_memo(struct timestamp_memo *m, const struct field *fields,
+    size_t count, struct syslog_year *year, int64_t *nanos, size_t *fields_taken)
 {
-	/* 10^(9 - n): the nanoseconds of a fraction's last digit, of n digits. */
-	static const uint32_t scale[10] = {
-		1000000000, 100000000, 10000000, 1000000, 100000, 10000, 1000, 100, 10, 1
-	};
 	const char *c;
 	size_t i, at = m->seconds_at, taken = m->taken, digits = m->fraction_digits;
 	uint64_t fraction = 0;
@@ -355,7 +375,7 @@ timestamp_read_memo(const struct timestamp_memo *m, const struct field *fields,
 
 		if (swar_nondigits(word) != 0)
 			return false;
-		fraction = swar_digits_value(word) * scale[digits];
+		fraction = swar_digits_value(word) * timestamp_powers_of_ten[9 - digits];
 	} else
 #endif
 	{
@@ -368,29 +388,34 @@ timestamp_read_memo(const struct timestamp_memo *m, const struct field *fields,
 				fraction = fraction * 10 + digit;
 		}
 		if (digits < 9)
-			fraction *= scale[digits];
+			fraction *= timestamp_powers_of_ten[9 - digits];
 	}
 	if (count > taken && (m->join == TIMESTAMP_JOIN_ZONE ?
 	    timestamp_is_zone_shaped(fields[taken].text, fields[taken].len) :
-	    m->join == TIMESTAMP_JOIN_NAME &&
-	    timestamp_is_zone_name(fields[taken].text, fields[taken].len)))
+	    m->join == TIMESTAMP_JOIN_NAME ?
+	    timestamp_is_zone_name(fields[taken].text, fields[taken].len) :
+	    m->join == TIMESTAMP_JOIN_ANY))
 		return false;
-	*nanos = m->minute + (int64_t)(tens * 10 + ones) * 1000000000 + (int64_t)fraction;
+	if (m->syslog) {
+		int64_t seconds = m->minute_seconds + (int64_t)(tens * 10 + ones);
+
+		if (year == NULL || year->year != m->syslog_year || year->month != m->syslog_month)
+			return false;
+		/* The newest date, and no older one, carries the year on: here its second. */
+		if (seconds >= year->newest)
+			year->newest = seconds;
+	}
+	*nanos = m->minute + (int64_t)(tens * 10 + ones) * NANOS_PER_SECOND + (int64_t)fraction;
 	*fields_taken = taken;
+	m->hits++;
 	return true;
 }
 
 /*
- * Keeps in *m the timestamp that read_timestamp_fields read as nanos from fields,
- * taking the first taken of them, when it has a clock; else *m keeps nothing.
- */
-void timestamp_memo_keep(struct timestamp_memo *m, const struct field *fields, size_t taken,
-    int64_t nanos);
-
-/*
  * read_timestamp_fields, with the same arguments and results, through *memo: what
  * timestamp_read_memo reads, it reads so; anything else read_timestamp_fields reads,
- * and timestamp_memo_keep keeps.
+ * and *memo keeps, but that after kept timestamps that no other was read by, it keeps
+ * fewer (a metric a minute pays for no keep that no reading repays).
  */
 bool read_timestamp_fields_memo(const struct field *fields, size_t count,
     enum epoch_unit unit, struct syslog_year *year, struct timestamp_memo *memo,
@@ -462,9 +487,7 @@ static inline __attribute__((always_inline)) bool
 timestamp_read_epoch_words(const char *text, size_t len, enum epoch_unit unit,
     struct epoch_words *last, int64_t *nanos)
 {
-	static const uint64_t powers_of_ten[] = {
-		1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000, 1000000000
-	};
+	const uint64_t *powers_of_ten = timestamp_powers_of_ten;
 	size_t point = 8, unit_decimals, digits, decimals = 0;
 	uint64_t head, tail, flags, total, mask, high = ~(uint64_t)0, low = 0, scale, top;
 

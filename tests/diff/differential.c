@@ -45,8 +45,9 @@
  *     short (BAD INPUT: a short record counts once), either column named;
  *   - when one record has several problems, any of their columns may be named.
  * Epoch milliseconds come with --epoch-unit=ms or, at least 1e11, without it (their
- * size tells the unit).  It leaves out, on purpose: NaN and infinities (the unit tests
- * cover them), log-format timestamps but ISO 8601 with a zone, --epoch-unit us and ns, distinct
+ * size tells the unit); a quarter of the cases with -t write times as ISO 8601 with a
+ * zone instead.  It leaves out, on purpose: NaN and infinities (the unit tests cover
+ * them), the other log formats of timestamps, --epoch-unit us and ns, distinct
  * beyond 2^P/8 values (HyperLogLog), malformed CSV and quotes left open, quotes inside unquoted fields,
  * lines of nothing but blanks in delimited input, quoted keys with blanks at either
  * end, columns past the header's end with -H, -o , with blank-separated input,
@@ -2125,9 +2126,12 @@ bucket_text(const struct tcase *c, int64_t b)
 		scale = 1000000000;
 		for (int k = 0; k < digits; k += 3)
 			scale /= 1000;
-		return aprintf("%04d-%02d-%02dT%02d:%02d:%02d%s%.*lld%sZ", tm.tm_year + 1900,
-		    tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
-		    digits > 0 ? "." : "", digits, (long long)(b % 1000000000 / scale), "");
+		if (digits == 0)
+			return aprintf("%04d-%02d-%02dT%02d:%02d:%02dZ", tm.tm_year + 1900,
+			    tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec);
+		return aprintf("%04d-%02d-%02dT%02d:%02d:%02d.%0*lldZ", tm.tm_year + 1900,
+		    tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, digits,
+		    (long long)(b % 1000000000 / scale));
 	}
 	if (digits == 0)
 		return aprintf("%lld", (long long)(b / unit));

@@ -26,7 +26,7 @@
  *   - read through the memo of timestamps with a clock (timestamp_read_memo), the text
  *     before the split and then that text with bytes changed (pairs of offset and byte
  *     after the split), as blank-separated fields and as one field, reads as
- *     read_timestamp_fields reads it.
+ *     read_timestamp_fields reads it, and carries the year of syslog dates on alike.
  */
 #include <inttypes.h>
 #include <stdbool.h>
@@ -478,21 +478,37 @@ check_many_fields(const uint8_t *bytes, size_t len, enum epoch_unit unit, int ye
 	free_fields(fields, count);
 }
 
+/* Whether two years of syslog dates carried are the same. */
+static bool
+same_year(const struct syslog_year *a, const struct syslog_year *b)
+{
+	return a->year == b->year && a->month == b->month && a->newest == b->newest &&
+	    a->now == b->now;
+}
+
 /*
- * Reads fields with read_timestamp_fields and through *memo (timestamp_read_memo, then
- * read_timestamp_fields_memo, which keeps), and fails unless they agree: whether the
- * text reads, the instant, the fields taken.
+ * Reads fields with read_timestamp_fields, in the year *slow_year carries, and through
+ * *memo (timestamp_read_memo, then read_timestamp_fields_memo, which keeps), in the year
+ * *memo_year carries, and fails unless they agree: whether the text reads, the instant,
+ * the fields taken, and the years carried on.
  */
 static void
-memo_agrees(struct timestamp_memo *memo, const struct field *fields, size_t count)
+memo_agrees(struct timestamp_memo *memo, const struct field *fields, size_t count,
+    struct syslog_year *slow_year, struct syslog_year *memo_year)
 {
 	int64_t slow = UNTOUCHED, fast = UNTOUCHED, kept = UNTOUCHED;
 	size_t slow_taken = 99, fast_taken = 99, kept_taken = 99;
-	bool ok = read_timestamp_fields(fields, count, EPOCH_SECONDS, NULL, &slow, &slow_taken);
-	bool hit = timestamp_read_memo(memo, fields, count, &fast, &fast_taken);
-	bool kept_ok = read_timestamp_fields_memo(fields, count, EPOCH_SECONDS, NULL, memo,
+	struct syslog_year probe = *memo_year;
+	bool ok = read_timestamp_fields(fields, count, EPOCH_SECONDS, slow_year, &slow,
+	    &slow_taken);
+	bool hit = timestamp_read_memo(memo, fields, count, &probe, &fast, &fast_taken);
+	bool kept_ok = read_timestamp_fields_memo(fields, count, EPOCH_SECONDS, memo_year, memo,
 	    &kept, &kept_taken);
 
+	if (!same_year(slow_year, memo_year))
+		fail("the memo carries another year", fields[0].text, fields[0].len);
+	if (hit && !same_year(&probe, memo_year))
+		fail("the memo read twice carries two years", fields[0].text, fields[0].len);
 	if (hit && (!ok || fast != slow || fast_taken != slow_taken))
 		fail("the memo reads otherwise", fields[0].text, fields[0].len);
 	if (!hit && (fast != UNTOUCHED || fast_taken != 99))
@@ -511,6 +527,8 @@ static void
 check_memo(const uint8_t *bytes, size_t len, size_t split)
 {
 	struct timestamp_memo memo = TIMESTAMP_MEMO_START, one_memo = TIMESTAMP_MEMO_START;
+	struct syslog_year years[4] = { { .now = 1796040000 }, { .now = 1796040000 },
+	    { .now = 1796040000 }, { .now = 1796040000 } };
 	struct field fields[6], one;
 	uint8_t *text;
 	size_t count;
@@ -521,11 +539,11 @@ check_memo(const uint8_t *bytes, size_t len, size_t split)
 	for (size_t at = split; ; at += 2) {
 		count = split_fields((const char *)text, split, fields, 6);
 		if (count > 0)
-			memo_agrees(&memo, fields, count);
+			memo_agrees(&memo, fields, count, &years[0], &years[1]);
 		free_fields(fields, count);
 		one.text = copy_of(text, split);
 		one.len = split;
-		memo_agrees(&one_memo, &one, 1);
+		memo_agrees(&one_memo, &one, 1, &years[2], &years[3]);
 		free((void *)one.text);
 		if (at + 1 >= len)
 			break;

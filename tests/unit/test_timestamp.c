@@ -1672,7 +1672,7 @@ Test(epoch, unit_by_size)
 }
 
 /* ---------------------------------------------------------------------------------------
-** The memo of timestamps with a clock (timestamp_read_memo, timestamp_memo_keep).
+** The memo of timestamps with a clock (timestamp_read_memo, read_timestamp_fields_memo).
 */
 
 /* Up to 6 fields of a record from the time column on, each a heap block of its length. */
@@ -1701,20 +1701,39 @@ static void memo_record_free(struct memo_record *r)
 }
 
 /*
+** The year of syslog dates as each way carries it: read_timestamp_fields alone, and
+** through the memo. They start alike (no year: the first date takes it from now,
+** 2026-11-30T12:00:00Z) and must stay alike.
+*/
+struct memo_years {
+	struct syslog_year slow, memo;
+};
+
+#define MEMO_YEARS_START { .slow = { .now = 1796040000 }, .memo = { .now = 1796040000 } }
+
+static bool same_year(const struct syslog_year *a, const struct syslog_year *b)
+{
+	return a->year == b->year && a->month == b->month && a->newest == b->newest &&
+	       a->now == b->now;
+}
+
+/*
 ** Reads r through the memo as the -t stage does (timestamp_read_memo, then
 ** read_timestamp_fields_memo, which keeps), and with read_timestamp_fields alone: the
-** two must agree on whether it reads, the instant and the fields taken. Returns whether
-** the memo read it.
+** two must agree on whether it reads, the instant, the fields taken and the year of
+** syslog dates they carry on. Returns whether the memo read it.
 */
-static bool memo_check(struct timestamp_memo *memo, const struct memo_record *r)
+static bool memo_check(struct timestamp_memo *memo, struct memo_years *years,
+                       const struct memo_record *r)
 {
 	int64_t slow = 12345, fast = 12345, kept = 12345;
 	size_t slow_taken = 99, fast_taken = 99, kept_taken = 99;
-	bool ok = read_timestamp_fields(r->fields, r->count, EPOCH_SECONDS, NULL, &slow,
+	struct syslog_year probe = years->memo;
+	bool ok = read_timestamp_fields(r->fields, r->count, EPOCH_SECONDS, &years->slow, &slow,
 	                                &slow_taken);
-	bool hit = timestamp_read_memo(memo, r->fields, r->count, &fast, &fast_taken);
-	bool kept_ok = read_timestamp_fields_memo(r->fields, r->count, EPOCH_SECONDS, NULL, memo,
-	                                          &kept, &kept_taken);
+	bool hit = timestamp_read_memo(memo, r->fields, r->count, &probe, &fast, &fast_taken);
+	bool kept_ok = read_timestamp_fields_memo(r->fields, r->count, EPOCH_SECONDS,
+	                                          &years->memo, memo, &kept, &kept_taken);
 	char line[400];
 	size_t used = 0;
 	for (size_t i = 0; i < r->count; i++)
@@ -1726,6 +1745,12 @@ static bool memo_check(struct timestamp_memo *memo, const struct memo_record *r)
 		               (long long)slow, slow_taken);
 	if (!hit)
 		cr_assert(fast == 12345 && fast_taken == 99, "%s: a miss stored something", line);
+	cr_assert(same_year(&years->slow, &years->memo),
+	          "%s: the year carried %d-%d (newest %lld), the parser's %d-%d (%lld)", line,
+	          years->memo.year, years->memo.month, (long long)years->memo.newest,
+	          years->slow.year, years->slow.month, (long long)years->slow.newest);
+	if (hit)
+		cr_assert(same_year(&probe, &years->memo), "%s: two readings of the memo differ", line);
 	cr_assert_eq(kept_ok, ok, "%s: read_timestamp_fields_memo %d, the parser %d", line,
 	             (int)kept_ok, (int)ok);
 	cr_assert_eq(kept_taken, slow_taken, "%s: %zu fields taken, the parser %zu", line,
@@ -1774,6 +1799,13 @@ Test(memo, reads_as_the_parser_on_streams_of_one_layout)
 		{ "2024-02-29T23:59:59.9-23:59" },
 		{ "2026-11-30T02:28:56.12345678901234567890123456789012345+01:00" },
 		{ "2026-11-30T02:28:56.123456789012345678901234567890123456789012345+01:00" },
+		{ "Nov", "30", "02:28:56", "host" },
+		{ "Nov", "3", "02:28:56.25", "x" },
+		{ "Dec", "31", "23:59:58" },
+		{ "Feb", "29", "12:00:00", "+0100" },
+		{ "Nov 30 02:28:56" },
+		{ "Nov  3 02:28:56,5" },
+		{ "Sun, 30 Nov 2026 12:00:01 GMT" },
 	};
 	static const char odd[] = "0123456789:.,-+/ZzT []\xff";
 	static const char *const next_fields[] = { "5", "-12", "+0100", "-05:00", "Z", "z", "CET",
@@ -1785,13 +1817,15 @@ Test(memo, reads_as_the_parser_on_streams_of_one_layout)
 			char texts[6][80];
 			size_t lens[6], count = 0;
 			struct timestamp_memo memo = TIMESTAMP_MEMO_START;
+			struct memo_years years = MEMO_YEARS_START;
 			for (; count < 4 && layouts[l][count] != NULL; count++) {
 				lens[count] = strlen(layouts[l][count]);
 				cr_assert_lt(lens[count], sizeof texts[0]);
 				memcpy(texts[count], layouts[l][count], lens[count]);
 			}
 			/* The clock: the seconds are the two digits after the second ':' of it. */
-			size_t clock = lens[0] == 10 && count > 1 ? 1 : 0, seconds = 0;
+			size_t clock = lens[0] == 10 && count > 1 ? 1 : lens[0] == 3 ? 2 : 0;
+			size_t seconds = 0;
 			for (size_t i = 0, colons = 0; i < lens[clock]; i++)
 				if (texts[clock][i] == ':' && ++colons == (texts[clock][0] == '[' ||
 				    texts[clock][2] == '/' ? 3 : 2)) {
@@ -1827,7 +1861,7 @@ Test(memo, reads_as_the_parser_on_streams_of_one_layout)
 				}
 				struct memo_record record;
 				memo_record_make(&record, texts, lens, count);
-				hits += memo_check(&memo, &record);
+				hits += memo_check(&memo, &years, &record);
 				total++;
 				memo_record_free(&record);
 				/* Now and then the layout again, as a log's next line after a bad one. */
@@ -1858,8 +1892,9 @@ static void memo_record_of(struct memo_record *r, const char *line)
 static bool memo_reads_second(struct memo_record *a, struct memo_record *b)
 {
 	struct timestamp_memo memo = TIMESTAMP_MEMO_START;
-	memo_check(&memo, a);
-	bool hit = memo_check(&memo, b);
+	struct memo_years years = MEMO_YEARS_START;
+	memo_check(&memo, &years, a);
+	bool hit = memo_check(&memo, &years, b);
 	memo_record_free(a);
 	memo_record_free(b);
 	return hit;
@@ -1927,6 +1962,10 @@ Test(memo, reads_the_next_seconds_of_every_form_kept)
 		  "2026-11-30 02:28:57.0 +0100 CET", true, true },
 		{ "[30/Nov/2026:02:28:56 +0000]",
 		  "[30/Nov/2026:02:28:00 +0000]", true, true },
+		{ "Nov 30 02:28:56 host",
+		  "Nov 30 02:28:58 host", false, true },
+		{ "Nov  3 02:28:56.5",
+		  "Nov  3 02:28:57.0", true, true },
 	};
 	expect_memo_cases(cases, sizeof cases / sizeof cases[0]);
 }
@@ -1984,6 +2023,103 @@ Test(memo, leaves_to_the_parser_what_it_cannot_read_alike)
 		  "1764469737 5", false, false },
 		{ "Sun, 30 Nov 2026 12:00:01 GMT",
 		  "Sun, 30 Nov 2026 12:00:02 GMT", true, false },
+		/* A syslog date: another month, or a blank after the clock (no date then). */
+		{ "Nov 30 02:28:56",
+		  "Dec 30 02:28:56", false, false },
+		{ "Nov 30 02:28:56",
+		  "Nov 30 02:28:56 ", true, false },
 	};
 	expect_memo_cases(cases, sizeof cases / sizeof cases[0]);
+}
+
+/*
+** Syslog dates across a new year, a late line of the year before among them: the memo
+** reads a date of the last kept one's month in the year carried, and keeps nothing of
+** a date that did not leave the year carried at its own (the late line).
+*/
+Test(memo, syslog_dates_carry_the_year_alike)
+{
+	static const struct {
+		const char *line;
+		bool hit;
+	} lines[] = {
+		{ "Dec 31 23:59:58 a", false }, /* the first: 2025, a month ahead of now */
+		{ "Dec 31 23:59:59 b", true },
+		{ "Jan 1 00:00:01 c", false },  /* 2026 */
+		{ "Jan 1 00:00:03 d", true },
+		{ "Dec 31 23:59:57 e", false }, /* a late line of 2025: the year stays 2026 */
+		{ "Jan 1 00:00:02 f", false },  /* nothing kept of the late line */
+		{ "Jan 1 00:00:04 g", true },
+		{ "Jan 1 00:00:01 h", true },   /* older: the newest stays */
+	};
+	struct timestamp_memo memo = TIMESTAMP_MEMO_START;
+	struct memo_years years = MEMO_YEARS_START;
+	for (size_t i = 0; i < sizeof lines / sizeof lines[0]; i++) {
+		struct memo_record r;
+		memo_record_of(&r, lines[i].line);
+		bool hit = memo_check(&memo, &years, &r);
+		memo_record_free(&r);
+		cr_expect_eq(hit, lines[i].hit, "\"%s\": the memo %s it", lines[i].line,
+		             hit ? "read" : "left");
+	}
+	cr_expect_eq(years.memo.year, 2026);
+	cr_expect_eq(years.memo.month, 1);
+}
+
+/* A syslog date kept under one year carried is not read from the memo under another. */
+Test(memo, a_syslog_date_is_read_only_in_the_year_it_was_kept_in)
+{
+	struct timestamp_memo memo = TIMESTAMP_MEMO_START;
+	struct memo_years years = MEMO_YEARS_START;
+	struct memo_record a, b;
+	memo_record_of(&a, "Nov 30 02:28:56 x");
+	memo_record_of(&b, "Nov 30 02:28:57 x");
+	memo_check(&memo, &years, &a);
+	struct syslog_year later = years.memo, probe;
+	later.year++;
+	probe = later;
+	int64_t fast = 12345, slow = 12345;
+	size_t taken = 99;
+	cr_expect_not(timestamp_read_memo(&memo, b.fields, b.count, &probe, &fast, &taken));
+	cr_expect_eq(fast, 12345);
+	cr_expect(same_year(&probe, &later));
+	cr_assert(read_timestamp_fields(b.fields, b.count, EPOCH_SECONDS, &later, &slow, &taken));
+	cr_expect_eq(slow, (EXAMPLE_SECONDS + 1 + 365 * 86400) * NS);
+	cr_expect(memo_check(&memo, &years, &b), "the same year: the memo reads it");
+	memo_record_free(&a);
+	memo_record_free(&b);
+}
+
+/*
+** A timestamp of its own minute each, as a metric a minute comes: after kept ones that
+** read no other, the memo keeps ever fewer (after runs of up to 63 unkept), and one
+** that reads another again keeps the next at once. Counted in timestamps kept.
+*/
+Test(memo, keeps_fewer_where_no_timestamp_shares_a_minute)
+{
+	struct timestamp_memo memo = TIMESTAMP_MEMO_START;
+	struct syslog_year year = { .now = 1796040000 };
+	size_t kept = 0, hits = 0;
+	for (int i = 0; i < 4000; i++) {
+		/* 2000 minutes apart, then 2000 records 3 s apart (20 a minute). */
+		int64_t s = i < 2000 ? EXAMPLE_SECONDS + i * 60 : EXAMPLE_SECONDS + 200000 + i * 3;
+		time_t t = (time_t)s;
+		struct tm tm;
+		char text[32];
+		gmtime_r(&t, &tm);
+		struct field field = { text, strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &tm) };
+		int64_t nanos = 0;
+		size_t taken = 0;
+		bool hit = timestamp_read_memo(&memo, &field, 1, &year, &nanos, &taken);
+		cr_assert(read_timestamp_fields_memo(&field, 1, EPOCH_SECONDS, &year, &memo, &nanos,
+		                                     &taken));
+		cr_assert_eq(nanos, s * NS, "\"%s\"", text);
+		if (i < 2000)
+			kept += memo.taken != 0;
+		else
+			hits += hit;
+	}
+	cr_expect_lt(kept, 2000 / 32, "%zu of 2000 timestamps of their own minute kept", kept);
+	cr_expect_gt(hits, 2000 * 9 / 10, "%zu of 2000 timestamps 3 s apart read by the memo",
+	             hits);
 }
