@@ -13,6 +13,8 @@
  *   --timed-logging  the same with the date and the time in two fields and a comma
  *                before the milliseconds (2023-11-14 22:13:20,000), as Python's
  *                logging writes them;
+ *   --timed-syslog   the same with a syslog date, in three fields and without the
+ *                year or the milliseconds (Nov 14 22:13:20);
  *   --csv        the same records as CSV with a header, ts,host,latency,status,bytes
  *                (status mostly 200, bytes an integer);
  *   --new-keys   "ts key value" with a header, then records whose key is new every
@@ -105,13 +107,20 @@ static void put_time(unsigned long long i)
 
 /*
  * put_time's instant as a date and a time of day, UTC (gmtime), with separator between
- * them and point before the milliseconds.
+ * them and point before the milliseconds; or, with separator 0, as a syslog date.
  */
 static void put_time_civil(unsigned long long i, char separator, char point)
 {
+	static const char months[12][4] = { "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul",
+		"Aug", "Sep", "Oct", "Nov", "Dec" };
 	time_t seconds = (time_t)(1700000000ULL + i / 100);
 	struct tm *tm = gmtime(&seconds);
 
+	if (separator == '\0') {
+		printf("%s %2d %02d:%02d:%02d", months[tm->tm_mon], tm->tm_mday, tm->tm_hour,
+		       tm->tm_min, tm->tm_sec);
+		return;
+	}
 	printf("%04d-%02d-%02d%c%02d:%02d:%02d%c%03llu", tm->tm_year + 1900, tm->tm_mon + 1,
 	       tm->tm_mday, separator, tm->tm_hour, tm->tm_min, tm->tm_sec, point, (i % 100) * 10);
 }
@@ -126,9 +135,10 @@ int main(int argc, char **argv)
 	}
 	if (argc < 2 || argc > 3 || (*kind && strcmp(kind, "ips") && strcmp(kind, "timed") &&
 	                             strcmp(kind, "timed-iso") && strcmp(kind, "timed-logging") &&
+	                             strcmp(kind, "timed-syslog") &&
 	                             strcmp(kind, "csv") && strcmp(kind, "new-keys"))) {
-		fputs("usage: gen-bench-data [--ips|--timed|--timed-iso|--timed-logging|--csv|"
-		      "--new-keys] N [SEED]\n", stderr);
+		fputs("usage: gen-bench-data [--ips|--timed|--timed-iso|--timed-logging|"
+		      "--timed-syslog|--csv|--new-keys] N [SEED]\n", stderr);
 		return 2;
 	}
 	char *end;
@@ -168,6 +178,8 @@ int main(int argc, char **argv)
 				put_time(i);
 			else if (strcmp(kind, "timed-iso") == 0)
 				put_time_civil(i, 'T', '.'), putchar('Z');
+			else if (strcmp(kind, "timed-syslog") == 0)
+				put_time_civil(i, '\0', '\0');
 			else
 				put_time_civil(i, ' ', ',');
 			putchar(' ');
