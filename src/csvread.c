@@ -400,7 +400,8 @@ csvread_feed(struct csvread *r, const char *bytes, size_t len)
 		/*
 		 * Whole lines that begin a record, split directly while they can be: a line
 		 * split leaves the reader at a line's start with no record open, so the loop
-		 * does not test that again.
+		 * does not test that again.  A line that opens with a quote, which
+		 * split_record hands to libcsv at once, does not enter the loop.
 		 */
 		if (r->at_line_start && !r->record_open && !r->options.libcsv_only &&
 		    bytes[0] != '"') {

@@ -1035,7 +1035,11 @@ stage_times_clock(struct pipeline *p, size_t k, size_t n, bool trim)
 			int64_t t;
 
 			if (trim) {
-				/* A delimited record's timestamp is its one field, trimmed. */
+				/*
+				 * A delimited record's timestamp is its one field, trimmed, as
+				 * field_value trims it; through field_value the loop cost 6 more
+				 * instructions a record (its trim of trimmed fields, its call).
+				 */
 				const char *start = field->text, *stop = start + field->len;
 
 				if (!record->trimmed)

@@ -37,7 +37,7 @@ const uint64_t nanos_per_epoch_unit[EPOCH_NANOSECONDS + 1] = {
 static bool
 is_digit(char c)
 {
-	return c >= '0' && c <= '9';
+	return timestamp_is_digit(c);
 }
 
 /*
