@@ -2725,10 +2725,12 @@ pipeline_loop(struct pipeline *p, struct reader *reader)
 	enum pipeline_status status;
 	enum reader_status rs;
 	uint64_t line_number = 0;
+	/* With quoting, libcsv ends a record at a lone CR too: no need to wait for an LF. */
+	bool cr_ends = p->csv != NULL && !p->config->no_quotes;
 	const char *bytes;
 	size_t len;
 
-	while ((rs = reader_next_lines(reader, &bytes, &len)) == READER_LINE) {
+	while ((rs = reader_next_lines(reader, &bytes, &len, cr_ends)) == READER_LINE) {
 		if (p->csv != NULL)
 			cs = csvread_feed(p->csv, bytes, len);
 		else if ((status = (p->from_end ? split_blank_lines_all(p, bytes, len,

@@ -414,7 +414,7 @@ reader_begin(struct reader *r)
 }
 
 enum reader_status
-reader_next_lines(struct reader *r, const char **bytes, size_t *len)
+reader_next_lines(struct reader *r, const char **bytes, size_t *len, bool cr_ends)
 {
 	enum reader_status status;
 	const char *last;
@@ -424,6 +424,8 @@ reader_next_lines(struct reader *r, const char **bytes, size_t *len)
 		return status;
 	for (;;) {
 		last = memrchr(r->buf + r->scanned, '\n', r->end - r->scanned);
+		if (last == NULL && cr_ends)
+			last = memrchr(r->buf + r->scanned, '\r', r->end - r->scanned);
 		if (last != NULL) {
 			end = (size_t)(last - r->buf) + 1;
 			break;

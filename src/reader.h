@@ -60,7 +60,8 @@ struct reader {
 	size_t cap;
 	size_t start;		/* the unread data is buf[start, end) */
 	size_t end;
-	size_t scanned;		/* buf[start, scanned) is known to hold no LF */
+	size_t scanned;		/* buf[start, scanned) is known to hold no LF (nor CR,
+				   for reader_next_lines' cr_ends) */
 	bool eof;
 	bool started;		/* the byte-order mark has been looked for */
 	int (*timer)(void *context, bool timed_out, int *timeout_ms);	/* or NULL */
@@ -130,12 +131,17 @@ reader_find_newline(const char *p, const char *end)
 /*
  * Reads the next lines: one or more whole lines, each ending in LF, except that the
  * input's last line may lack it, into *bytes and *len (valid until the next call), with
- * READER_PAD readable bytes after them.  A UTF-8 byte-order mark at the start is
- * skipped.  The lines are not counted: the caller splits and numbers them, keeping its
- * place in local variables, which the compiler holds in registers.  Returns READER_LINE
- * when lines were read, READER_END at the end of the input, else a failure.
+ * READER_PAD readable bytes after them.  With cr_ends, when the bytes read hold no LF
+ * but a CR, the run ends at the last CR instead: delimited input's records end at a CR
+ * that is not before an LF (swag(1), INPUT), and a file with such line ends has no LF
+ * to wait for, so its records go on as they come and the buffer holds one block, not
+ * the whole input.  The caller then takes runs that may end between a CR and its LF.
+ * A UTF-8 byte-order mark at the start is skipped.  The lines are not counted: the
+ * caller splits and numbers them, keeping its place in local variables, which the
+ * compiler holds in registers.  Returns READER_LINE when lines were read, READER_END
+ * at the end of the input, else a failure.
  */
 enum reader_status reader_next_lines(struct reader *reader, const char **bytes,
-    size_t *len);
+    size_t *len, bool cr_ends);
 
 #endif /* SWAG_READER_H */

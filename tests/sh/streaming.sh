@@ -5,9 +5,10 @@
 mkfifo "$TMP/in" "$TMP/out"
 
 # feed_one_by_one NAME EXPECTED SWAG-ARGUMENTS... -- LINE...: starts swag on the
-# FIFO, writes each line and reads its result before writing the next.  A result
-# held back until more input (or the end) came would never arrive: read gives up
-# after 10 s, far beyond any machine's scheduling delay.
+# FIFO, writes each line (ended by $record_end, an LF unless set) and reads its result
+# before writing the next.  A result held back until more input (or the end) came would
+# never arrive: read gives up after 10 s, far beyond any machine's scheduling delay.
+record_end=$'\n'
 feed_one_by_one() {
 	local name=$1 expected=$2 got= line
 	local -a args=()
@@ -22,7 +23,7 @@ feed_one_by_one() {
 	local swag_pid=$!
 	exec 3> "$TMP/in" 4< "$TMP/out"
 	for record in "$@"; do
-		echo "$record" >&3
+		printf '%s%s' "$record" "$record_end" >&3
 		if IFS= read -r -t 10 line <&4; then
 			got="$got${got:+ }$line"
 		else
@@ -39,4 +40,12 @@ feed_one_by_one "row window" "1 3 5 7" -w 2 sum -- 1 2 3 4
 # A time window per key, as tail -f over a log would feed it.
 feed_one_by_one "time window per key" "a	1 b	2 a	4 a	4" -t 1 -g 2 -w 10s sum:3 -- \
 	"100 a 1" "101 b 2" "105 a 3" "120 a 4"
+# CSV records ended by a lone CR (old Mac files: swag(1), INPUT), which no LF follows:
+# each is a record as soon as its CR arrives, the header too.
+record_end=$'\r'
+feed_one_by_one "CSV records ended by CR" "1 3 5 7" -c -w 2 sum:2 -- 1,1 2,2 3,3 4,4
+feed_one_by_one "CSV with a header, ended by CR" "v,sum(v) 1,1 2,3 3,5" -a -c -H -w 2 sum:v -- \
+	v 1 2 3
+record_end=$'\r\n'
+feed_one_by_one "CSV records ended by CRLF" "1 3 5" -c -w 2 sum:2 -- 1,1 2,2 3,3
 finish
