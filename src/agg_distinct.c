@@ -717,10 +717,10 @@ multiset_matches(const void *slot, const void *key)
 
 /* Grown at once (false): at most 2^P/8 keys, and lookups that search one table only. */
 static const struct hashtable_ops multiset_ops = { sizeof(struct multiset_slot),
-    multiset_occupied, multiset_hash, false };
+    multiset_occupied, multiset_hash, false, false };
 /* The cumulative window's: the functions read the entry at the slot's start. */
 static const struct hashtable_ops multiset_all_ops = { sizeof(struct multiset_all_slot),
-    multiset_occupied, multiset_hash, false };
+    multiset_occupied, multiset_hash, false, false };
 
 /* Counts one more of key; the table must have room for one more key. */
 static void

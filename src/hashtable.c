@@ -116,7 +116,7 @@ hashtable_step(struct hashtable *table, const struct hashtable_ops *ops)
 		free_step(old);
 		return;
 	}
-	for (int n = 0; n < HASHTABLE_MOVE_STEP && old->count != 0; n++) {
+	for (int n = 0; n < HASHTABLE_MOVE_STEP << ops->sparse && old->count != 0; n++) {
 		const unsigned char *slot = hashtable_old_slot(old, ops->slot_size, old->done++);
 
 		HASHTABLE_COUNT(passed, 1);
@@ -135,7 +135,7 @@ int
 hashtable_make_room_slow(struct hashtable *table, const struct hashtable_ops *ops,
     uint64_t hash, size_t *index)
 {
-	if (table->count + 1 <= (table->mask + 1) / 2)
+	if (table->count + 1 <= hashtable_limit(table->mask + 1, ops))
 		hashtable_step(table, ops);
 	else if (hashtable_grow(table, ops, table->count + 1) != 0)
 		return -1;
@@ -207,7 +207,7 @@ hashtable_grow(struct hashtable *table, const struct hashtable_ops *ops, size_t 
 {
 	unsigned bits = table->slots != NULL ? 64 - table->shift : HASHTABLE_MIN_BITS;
 
-	while (((size_t)1 << bits) / 2 < n) {
+	while (hashtable_limit((size_t)1 << bits, ops) < n) {
 		if (bits + 1 >= sizeof(size_t) * 8)
 			return -1;
 		bits++;

@@ -90,7 +90,7 @@ keytable_slot_is(const void *slot, const void *key)
 
 /* The key table moves its keys a step at a time: no insert pays for the whole table. */
 static const struct hashtable_ops keytable_slot_ops = { sizeof(struct keytable_slot),
-    keytable_slot_occupied, keytable_slot_hash, true };
+    keytable_slot_occupied, keytable_slot_hash, true, false };
 
 /* The table's slot index. */
 HASHTABLE_INLINE struct keytable_slot *

@@ -44,7 +44,7 @@ slot_matches(const void *slot, const void *key)
 }
 
 /* The table moves its keys a step at a time, as the key table's does. */
-static const struct hashtable_ops ops = { sizeof(struct slot), slot_occupied, slot_hash, true };
+static const struct hashtable_ops ops = { sizeof(struct slot), slot_occupied, slot_hash, true, false };
 
 /* hashtable_find, followed by hashtable_find_old while a move is under way. */
 static bool
@@ -329,6 +329,66 @@ Test(hashtable, growth_trim_and_clear)
 	hashtable_free(&t);
 }
 
+/*
+ * A sparse table (mode's) is at most a quarter full: reserve and make_room size it so,
+ * trim halves it under a sixteenth, and a step moves 2 * HASHTABLE_MOVE_STEP slots, so
+ * that a shrink keeps up with keys that leave one a step: the table that 1,000 keys
+ * grew is down to 512 slots once 990 have left one trim each, with no move under way,
+ * where 16 slots a step would leave it at 4,096.
+ */
+Test(hashtable, sparse_is_a_quarter_full)
+{
+	static const struct hashtable_ops sparse = { sizeof(struct slot), slot_occupied,
+	    slot_hash, true, true };
+	struct hashtable t;
+	size_t index;
+
+	hashtable_init(&t, 7);
+	cr_assert_eq(hashtable_reserve(&t, &sparse, 1000), 0);
+	cr_assert_eq(hashtable_capacity(&t), 4096);
+	cr_assert_eq(hashtable_reserve(&t, &sparse, 1024), 0);
+	cr_assert_eq(hashtable_capacity(&t), 4096);
+	hashtable_free(&t);
+
+	hashtable_init(&t, 7);
+	cr_assert_eq(hashtable_reserve(&t, &sparse, 0), 0);	/* the first slots */
+	for (uint32_t k = 1; k <= 1000; k++) {
+		uint64_t h = text_hash(&t, k);
+		uint64_t passed = hashtable_counters.passed;
+
+		cr_assert_not(hashtable_find(&t, &sparse, h, slot_matches, &k, &index) ||
+		    (t.old.count != 0 &&
+		    hashtable_find_old(&t, &sparse, h, slot_matches, &k, index)));
+		cr_assert_eq(hashtable_make_room(&t, &sparse, h, &index), 0);
+		cr_assert_leq(hashtable_counters.passed - passed, 2 * HASHTABLE_MOVE_STEP);
+		*(struct slot *)hashtable_claim(&t, sizeof(struct slot), index) =
+		    (struct slot){ h, k, k };
+		cr_assert_leq(4 * t.count, hashtable_capacity(&t), "more than a quarter full");
+	}
+	cr_assert_eq(hashtable_capacity(&t), 4096);
+	for (uint32_t k = 1; k <= 990; k++) {
+		uint64_t h = text_hash(&t, k);
+
+		cr_assert(hashtable_find(&t, &sparse, h, slot_matches, &k, &index) ||
+		    (t.old.count != 0 &&
+		    hashtable_find_old(&t, &sparse, h, slot_matches, &k, index)));
+		hashtable_remove(&t, &sparse, index);
+		hashtable_trim(&t, &sparse);
+	}
+	cr_assert_leq(hashtable_capacity(&t), 512);
+	cr_assert_eq(t.old.count, 0);
+	for (int i = 0; i < 1000; i++)
+		hashtable_trim(&t, &sparse);
+	/* Ten keys: halved while under a sixteenth full, down to 128 slots. */
+	cr_assert_eq(hashtable_capacity(&t), 128);
+	for (uint32_t k = 991; k <= 1000; k++) {
+		cr_assert(hashtable_find(&t, &sparse, text_hash(&t, k), slot_matches, &k, &index));
+		cr_assert_eq(((struct slot *)hashtable_slot(&t, sizeof(struct slot), index))->value,
+		    k);
+	}
+	hashtable_free(&t);
+}
+
 /* The hash of key k of work_per_operation: of its four bytes. */
 static uint64_t
 int_hash(const struct hashtable *table, uint32_t k)
@@ -417,7 +477,7 @@ Test(hashtable, work_per_operation)
 Test(hashtable, grows_at_once_without_moves)
 {
 	static const struct hashtable_ops at_once = { sizeof(struct slot), slot_occupied,
-	    slot_hash, false };
+	    slot_hash, false, false };
 	struct hashtable t;
 	size_t index;
 

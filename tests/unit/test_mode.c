@@ -1115,7 +1115,7 @@ Test(mode, ever_new_values_keep_memory_small)
 			largest_ring = stats.ring_capacity;
 	}
 	cr_assert_eq(stats.distinct, 10);
-	cr_assert_leq(largest_table, 32);
+	cr_assert_leq(largest_table, 64);	/* 10 or 11 keys, a quarter full at most */
 	cr_assert_leq(largest_entries, 16);
 	cr_assert_leq(largest_ring, 16);
 	agg_mode.destroy(agg);
@@ -1136,7 +1136,7 @@ Test(mode, table_and_ring_shrink_after_a_burst)
 		agg_step_evict(agg, 1);
 	agg_mode_stats(agg, &stats);
 	cr_assert_eq(stats.distinct, 10);
-	cr_assert_leq(stats.table_capacity, 128);
+	cr_assert_leq(stats.table_capacity, 256);	/* 128 settled: 10 keys, a sixteenth full */
 	cr_assert_leq(stats.ring_capacity, 64);
 	agg_mode.destroy(agg);
 }
@@ -1286,13 +1286,19 @@ table_work_now(const struct agg *agg)
 
 /* The slots one step may examine in all, its lookup's and a move step's searches. */
 #define STEP_PROBES 256
+/* The slots a record's two move steps pass in mode's sparse table (hashtable.h). */
+#define MODE_RECORD_SLOTS (4 * HASHTABLE_MOVE_STEP)
 
 /*
- * Asserts that the step since *before did at most one step's table work, and makes
- * *before now: HASHTABLE_MOVE_STEP slots passed, one more moved (a key found in the
- * old table), STEP_PROBES slots examined, less than MEM_MAP_MIN + MEM_FREE_STEP bytes
- * cleared, unmapped or copied (an array under MEM_MAP_MIN copied as it grows, or a
- * few items of the pool moved).  Returns the slots passed and moved.
+ * Asserts that the step since *before did at most one record's table work, and makes
+ * *before now.  A record pops a value and pushes one, and each may take a step of a
+ * move under way (a pop's when its value leaves the table, hashtable_trim; a push's
+ * when a new value enters, hashtable_make_room), of 2 * HASHTABLE_MOVE_STEP slots in
+ * mode's sparse table: MODE_RECORD_SLOTS slots passed, as many moved and one more (a
+ * key found in the old table), STEP_PROBES slots
+ * examined, less than MEM_MAP_MIN + 2 * MEM_FREE_STEP bytes cleared, unmapped or
+ * copied (an array under MEM_MAP_MIN copied as it grows, or a few items of the pool
+ * moved).  Returns the slots passed and moved.
  */
 static uint64_t
 check_table_work(const struct agg *agg, struct table_work *before, const char *what,
@@ -1300,13 +1306,14 @@ check_table_work(const struct agg *agg, struct table_work *before, const char *w
 {
 	struct table_work now = table_work_now(agg);
 
-	cr_assert_leq(now.passed - before->passed, HASHTABLE_MOVE_STEP, "%s, step %zu: passed %llu",
-	    what, step, (unsigned long long)(now.passed - before->passed));
-	cr_assert_leq(now.moved - before->moved, HASHTABLE_MOVE_STEP + 1,
+	cr_assert_leq(now.passed - before->passed, MODE_RECORD_SLOTS,
+	    "%s, step %zu: passed %llu", what, step,
+	    (unsigned long long)(now.passed - before->passed));
+	cr_assert_leq(now.moved - before->moved, MODE_RECORD_SLOTS + 1,
 	    "%s, step %zu: moved %llu", what, step, (unsigned long long)(now.moved - before->moved));
 	cr_assert_leq(now.probes - before->probes, STEP_PROBES, "%s, step %zu: probes %llu",
 	    what, step, (unsigned long long)(now.probes - before->probes));
-	cr_assert_leq(now.bytes - before->bytes, MEM_MAP_MIN + MEM_FREE_STEP,
+	cr_assert_leq(now.bytes - before->bytes, MEM_MAP_MIN + 2 * MEM_FREE_STEP,
 	    "%s, step %zu: bytes %llu", what, step, (unsigned long long)(now.bytes - before->bytes));
 	now.passed -= before->passed;
 	now.moved -= before->moved;
@@ -1318,8 +1325,9 @@ check_table_work(const struct agg *agg, struct table_work *before, const char *w
  * agg_mode.c moves its table's keys a step at a time when it grows or shrinks
  * (hashtable.h's moves), and its item array's pool a few items a step when the array
  * grows: make bench's latency input, 0, 0, 1, 2, ..., through a window of 600,000
- * grows the table to 2^21 slots (a rebuild at once moved 524,288 keys at record
- * 524,290, and the pool's move 12 MB), and every step's work stays within one step's.
+ * grows the table to 2^22 slots (a rebuild at once moved 524,288 keys at record
+ * 524,290, and the pool's move 12 MB), and every record's work stays within a pop's
+ * step and a push's: the last growth's move goes on after the window is full.
  * The mode is then the window's smallest value, its first, but for the two 0s.
  */
 Test(mode, table_growth_is_spread_over_the_steps)
@@ -1400,6 +1408,6 @@ Test(mode, table_shrinking_is_spread_over_the_steps)
 	}
 	agg_mode_stats(agg, &stats);
 	cr_assert_eq(stats.distinct, 10);
-	cr_assert_leq(stats.table_capacity, 128);
+	cr_assert_leq(stats.table_capacity, 256);	/* 128 settled: 10 keys, a sixteenth full */
 	agg_mode.destroy(agg);
 }
