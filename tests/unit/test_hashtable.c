@@ -332,9 +332,9 @@ Test(hashtable, growth_trim_and_clear)
 /*
  * A sparse table (mode's) is at most a quarter full: reserve and make_room size it so,
  * trim halves it under a sixteenth, and a step moves 2 * HASHTABLE_MOVE_STEP slots, so
- * that a shrink keeps up with keys that leave one a step: the table that 1,000 keys
- * grew is down to 512 slots once 990 have left one trim each, with no move under way,
- * where 16 slots a step would leave it at 4,096.
+ * that a shrink keeps up with keys that leave one a step: the table of 4,096 slots
+ * that 1,000 keys grew is down to 256 once 990 have left, one trim each, with no move
+ * under way, where 16 slots a step leave it at 1,024.
  */
 Test(hashtable, sparse_is_a_quarter_full)
 {
@@ -375,7 +375,7 @@ Test(hashtable, sparse_is_a_quarter_full)
 		hashtable_remove(&t, &sparse, index);
 		hashtable_trim(&t, &sparse);
 	}
-	cr_assert_leq(hashtable_capacity(&t), 512);
+	cr_assert_leq(hashtable_capacity(&t), 256);
 	cr_assert_eq(t.old.count, 0);
 	for (int i = 0; i < 1000; i++)
 		hashtable_trim(&t, &sparse);
