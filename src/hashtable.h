@@ -7,8 +7,9 @@
  * holds a key, and the hash its key was placed by.  A key's home is the top bits of
  * that hash; a search walks from there to the key or to the first free slot.  The
  * table is at most half full, so a search examines about 1.5 slots when it finds its
- * key and 2.5 when it does not; a sparse table (the ops say so: mode's) is at most a
- * quarter full, 1.2 and 1.4 slots, for twice the memory a key.  Deletion shifts the
+ * key and 2.5 when it does not (Knuth's estimates for linear probing); a sparse table
+ * (the ops say so: mode's) is at most a quarter full, about 1.2 and 1.4 slots, for
+ * twice the memory a key.  Deletion shifts the
  * later slots of the probe run back into the hole (Knuth's Algorithm R) instead of
  * leaving a tombstone, so a table that sees keys come and go (mode's values, groups
  * reclaimed in a long tail -f) never slows down with churn and needs no rebuild.
@@ -83,11 +84,11 @@ struct hashtable_ops {
 	 * twice the memory a key.  A search that misses walks its key's probe run to the
 	 * first free slot, and a deletion the run after the hole, and how far that is
 	 * changes from key to key: where most searches miss and most keys soon leave
-	 * (mode's values, mostly new to the window), the end of the run was guessed
-	 * wrong 2.2 times a record at most half full, 1.2 a quarter full (callgrind's
+	 * (mode's values, mostly new to the window), the end of the run is guessed
+	 * wrong 1.2 times a record a quarter full, 2.2 at most half full (callgrind's
 	 * branch simulator, -w 1000 mode over make bench's IPv4 strings), and that run
-	 * took 20 % less time (126 to 99 ms over 2 million records; -w 10 9 %, -w 100000
-	 * 4 %).
+	 * takes 99 ms over 2 million records where half full takes 126 (-w 10 9 % less,
+	 * -w 100000 4 %).
 	 */
 	bool sparse;
 };

@@ -26,21 +26,20 @@
  * Why this and not Dragonbox (Junekey Jeon, 2020), which also needs one multiplication
  * in the common case and which Debian packages (libdragonbox-dev): measured the same
  * way, callgrind on "swag -w 1000 avg < build/bench/numbers-200000.txt" (results of 9
- * and 17 significant digits), format_number cost 159 instructions a value with
- * shortest_decimal_fast's choice made by branches (200 with the SWAR digits instead of
+ * and 17 significant digits), format_number with shortest_decimal_fast's choice made
+ * by branches takes 159 instructions a value (200 with the SWAR digits instead of
  * SSE2), and 223 with Dragonbox 1.1.3 behind a C++ shim that returns its significand
  * and exponent to this file's formatting (77 in Dragonbox's to_decimal, 26 in the shim
  * and the call, 120 here), 252 when Dragonbox removes the trailing zeros itself.
- * bench_numprint agreed, in ns a value for integers, 17-digit averages, two decimals,
- * tiny and huge values: 7.2, 18.7, 17.2, 19.5 and 24.6 here; 7.2, 22.9, 18.3, 22.3 and
- * 30.3 with Dragonbox.  Dragonbox would also have brought a C++ compiler into the
- * build.  The choice is now made without branches (see shortest_decimal_fast): 177
- * instructions a value, and fewer ns, 7.0, 14.2, 14.3, 15.9 and 19.5 on the same run
- * where the branches took 6.9, 17.8, 15.6, 17.7 and 22.4.  Zmij (Victor Zverovich,
- * 2025; -O2) takes 179 instructions and 15.0 ns a value over swag's averages in its C
- * version, 177 and 15.7 in its C++ one with SSE2, where format_number takes 177 and
- * 13.7 (callgrind, and the best of five timed runs on one core), and prints the same
- * digits.
+ * bench_numprint agrees, in ns a value for integers, 17-digit averages, two decimals,
+ * tiny and huge values: 7.2, 18.7, 17.2, 19.5 and 24.6 so; 7.2, 22.9, 18.3, 22.3 and
+ * 30.3 with Dragonbox.  Dragonbox would also bring a C++ compiler into the build.  The
+ * choice made without branches (see shortest_decimal_fast) takes 177 instructions a
+ * value but fewer ns: 7.0, 14.2, 14.3, 15.9 and 19.5, on a run where the branches
+ * take 6.9, 17.8, 15.6, 17.7 and 22.4.  Zmij (Victor Zverovich, 2025; -O2) takes 179
+ * instructions and 15.0 ns a value over swag's averages in its C version, 177 and
+ * 15.7 in its C++ one with SSE2, where format_number takes 177 and 13.7 (callgrind,
+ * and the best of five timed runs on one core), and prints the same digits.
  *
  * format_fixed works with exact integer arithmetic: a finite double is c * 2^q with an
  * integer c < 2^53, so x * 10^p = c * 5^p * 2^(q+p), and for |x| < 2^122 (q <= 69) that

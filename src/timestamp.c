@@ -1348,9 +1348,13 @@ read_timestamp_fields_memo(const struct field *fields, size_t count, enum epoch_
 	 * 7... up to MEMO_SKIP_MAX timestamps, until one kept reads another.
 	 */
 	if (memo->taken != 0) {
-		memo->skip = memo->hits > 0 ? 0 : memo->backoff;
-		memo->backoff = memo->hits > 0 ? 0 : memo->backoff * 2 + 1 < MEMO_SKIP_MAX ?
-		    memo->backoff * 2 + 1 : MEMO_SKIP_MAX;
+		if (memo->hits > 0) {
+			memo->skip = memo->backoff = 0;
+		} else {
+			memo->skip = memo->backoff;
+			memo->backoff = memo->backoff < MEMO_SKIP_MAX / 2 ?
+			    memo->backoff * 2 + 1 : MEMO_SKIP_MAX;
+		}
 		memo->taken = 0;
 	}
 	if (memo->skip > 0)

@@ -284,7 +284,8 @@ timestamp_is_zone_name(const char *p, size_t len)
 #define TIMESTAMP_MEMO_FIELDS 4
 struct timestamp_memo {
 	int64_t minute;			/* the instant at second 00, no fraction */
-	int64_t minute_seconds;		/* the same in seconds (a syslog date's) */
+	int64_t minute_seconds;		/* the same in seconds, for a syslog date's newest
+					   date without a division a record */
 	uint64_t masks[TIMESTAMP_MEMO_TEXT / 8];	/* the clock field's bytes compared */
 	uint8_t taken;			/* the fields taken; 0: nothing kept */
 	uint8_t clock;			/* the field of the seconds */

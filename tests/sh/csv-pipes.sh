@@ -30,11 +30,7 @@ records_cr 2000000 > "$TMP/big-cr.csv"
 records_cr 200000 > "$TMP/small-cr.csv"
 "$SWAG" -c -w 2 sum:1 < "$TMP/big-cr.csv" | tail -n 1 > "$TMP/last"
 expect_eq "CR-ended records: the last result" "$(cat "$TMP/last")" 3999999
-if $asan; then
-	: # the sanitizer's shadow memory makes RSS no measure of swag's own
-elif [ ! -x /usr/bin/time ]; then
-	fail "needs /usr/bin/time (Debian package time: scripts/install-deps)"
-else
+if rss_measured; then
 	small=$(peak_kb "$TMP/small-cr.csv" -c -w 100 avg:2)
 	big=$(peak_kb "$TMP/big-cr.csv" -c -w 100 avg:2)
 	checks=$((checks + 1))

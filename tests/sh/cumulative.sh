@@ -30,11 +30,7 @@ cmp -s "$TMP/got" "$TMP/want" ||
 	fail "running totals differ: $(diff "$TMP/want" "$TMP/got" | head -n 4)"
 expect_eq "records out" "$(wc -l <"$TMP/got")" 1000000
 
-if $asan; then
-	: # the sanitizer's shadow memory makes RSS no measure of swag's own
-elif [ ! -x /usr/bin/time ]; then
-	fail "needs /usr/bin/time (Debian package time: scripts/install-deps)"
-else
+if rss_measured; then
 	all="sum:2 avg:2 count:2 var:2 stddev:2 min:1 max:1 min:2 max:2 first:2 last:2"
 	all="$all delta:2 rate:2 distinct:2"
 	# shellcheck disable=SC2086

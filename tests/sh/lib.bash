@@ -15,8 +15,22 @@ else
 	asan=false
 fi
 
+# rss_measured: true when peak_kb measures swag's own memory: not in a sanitizer
+# build, whose shadow memory makes RSS no measure of swag's, and with GNU time there
+# (its absence is a failed check: scripts/install-deps installs the package time).
+rss_measured() {
+	if $asan; then
+		echo "${0##*/}: AddressSanitizer build: the peak RSS checks are skipped"
+		return 1
+	fi
+	if [ ! -x /usr/bin/time ]; then
+		fail "needs /usr/bin/time (Debian package time: scripts/install-deps)"
+		return 1
+	fi
+}
+
 # peak_kb FILE ARGS...: swag's peak RSS in KiB over FILE (GNU time's %M; the tests
-# that call it check first that /usr/bin/time is there and the build no sanitizer's).
+# that call it ask rss_measured first).
 peak_kb() {
 	local file=$1
 	shift

@@ -16,11 +16,7 @@ awk -v OFS='\t' '{ print $1, $2, 1 }' "$TMP/keys" | cmp -s - "$TMP/got" ||
 # avg:2 (the key table's slots, the group with its key, its one window and ring).  A key
 # that kept an unused ring of timestamps and its text in a block of its own costs 1,082:
 # the check can fail.  (The key table has finished growing at both counts.)
-if $asan; then
-	echo "many-keys.sh: AddressSanitizer build: the memory check is skipped"
-elif [ ! -x /usr/bin/time ]; then
-	fail "needs /usr/bin/time (Debian package time: scripts/install-deps)"
-else
+if rss_measured; then
 	awk 'BEGIN { for (i = 0; i < 200000; i++) print "k" i, i % 100 }' >"$TMP/more-keys"
 	small=$(peak_kb "$TMP/keys" -g 1 -w 10 avg:2)
 	large=$(peak_kb "$TMP/more-keys" -g 1 -w 10 avg:2)

@@ -44,15 +44,25 @@ slot_matches(const void *slot, const void *key)
 }
 
 /* The table moves its keys a step at a time, as the key table's does. */
-static const struct hashtable_ops ops = { sizeof(struct slot), slot_occupied, slot_hash, true, false };
+static const struct hashtable_ops ops = { sizeof(struct slot), slot_occupied, slot_hash,
+    true, false };
 
 /* hashtable_find, followed by hashtable_find_old while a move is under way. */
 static bool
+find_with(struct hashtable *t, const struct hashtable_ops *table_ops, uint64_t hash,
+    const uint32_t *key, size_t *index)
+{
+	if (hashtable_find(t, table_ops, hash, slot_matches, key, index))
+		return true;
+	return t->old.count != 0 &&
+	    hashtable_find_old(t, table_ops, hash, slot_matches, key, *index);
+}
+
+/* find_with for the tables of ops. */
+static bool
 find(struct hashtable *t, uint64_t hash, const uint32_t *key, size_t *index)
 {
-	if (hashtable_find(t, &ops, hash, slot_matches, key, index))
-		return true;
-	return t->old.count != 0 && hashtable_find_old(t, &ops, hash, slot_matches, key, *index);
+	return find_with(t, &ops, hash, key, index);
 }
 
 #define KEYS 700
@@ -356,9 +366,7 @@ Test(hashtable, sparse_is_a_quarter_full)
 		uint64_t h = text_hash(&t, k);
 		uint64_t passed = hashtable_counters.passed;
 
-		cr_assert_not(hashtable_find(&t, &sparse, h, slot_matches, &k, &index) ||
-		    (t.old.count != 0 &&
-		    hashtable_find_old(&t, &sparse, h, slot_matches, &k, index)));
+		cr_assert_not(find_with(&t, &sparse, h, &k, &index));
 		cr_assert_eq(hashtable_make_room(&t, &sparse, h, &index), 0);
 		cr_assert_leq(hashtable_counters.passed - passed, 2 * HASHTABLE_MOVE_STEP);
 		*(struct slot *)hashtable_claim(&t, sizeof(struct slot), index) =
@@ -369,9 +377,7 @@ Test(hashtable, sparse_is_a_quarter_full)
 	for (uint32_t k = 1; k <= 990; k++) {
 		uint64_t h = text_hash(&t, k);
 
-		cr_assert(hashtable_find(&t, &sparse, h, slot_matches, &k, &index) ||
-		    (t.old.count != 0 &&
-		    hashtable_find_old(&t, &sparse, h, slot_matches, &k, index)));
+		cr_assert(find_with(&t, &sparse, h, &k, &index));
 		hashtable_remove(&t, &sparse, index);
 		hashtable_trim(&t, &sparse);
 	}
@@ -382,7 +388,7 @@ Test(hashtable, sparse_is_a_quarter_full)
 	/* Ten keys: halved while under a sixteenth full, down to 128 slots. */
 	cr_assert_eq(hashtable_capacity(&t), 128);
 	for (uint32_t k = 991; k <= 1000; k++) {
-		cr_assert(hashtable_find(&t, &sparse, text_hash(&t, k), slot_matches, &k, &index));
+		cr_assert(find_with(&t, &sparse, text_hash(&t, k), &k, &index));
 		cr_assert_eq(((struct slot *)hashtable_slot(&t, sizeof(struct slot), index))->value,
 		    k);
 	}
