@@ -69,8 +69,15 @@ struct ewma_window {
 	bool started;		/* time: reference and last are set */
 	int64_t last;		/* time: the last record's timestamp */
 	uint64_t pending;	/* rows: records since the last number, not yet aged */
-	double sum_hi, sum_lo;	/* Σ w·x·2^-scale of the finite numbers */
-	double weight_hi, weight_lo;	/* Σ w over every number, finite or not */
+	/*
+	 * Σ w·x·2^-scale of the finite numbers (sum) and Σ w over every number, finite
+	 * or not (weight), each as hi + lo.  A pair's hi and lo are not side by side:
+	 * there gcc 12 stores them as one 16-byte vector, which waits for lo, and the
+	 * next record's load of hi waits with it (swag -w 1000 ewma over 2 million
+	 * numbers: 108 ms side by side, 96 ms apart).
+	 */
+	double sum_hi, weight_hi;
+	double sum_lo, weight_lo;
 	double special;		/* 0, or the sum of the NaNs and infinities seen */
 	int scale;
 	uint64_t n;		/* numbers seen */

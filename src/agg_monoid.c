@@ -57,10 +57,15 @@
  * any more, so finite overflow plus -inf is -inf.
  */
 
+/*
+ * n lies between the two doubles on purpose: side by side, gcc 12 stores them as one
+ * 16-byte vector, which waits for error's rounding, and a flip's next combine, which
+ * loads the sum just stored, waits with it (7.6 ns a slot side by side, 4.1 apart).
+ */
 struct sum_agg {
 	double sum;		/* the finite values' sum, rounded; NaN: scaled */
-	double error;		/* what rounding took from sum, plus the non-finite values */
 	uint64_t n;		/* values, finite or not */
+	double error;		/* what rounding took from sum, plus the non-finite values */
 };
 
 /* Memory per slot is a tracked figure (README, make bench). */
@@ -77,7 +82,7 @@ _Static_assert(sizeof(struct sum_agg) == 24, "sum and avg take 24 bytes a slot")
 TWOSTACK_INLINE void
 sum_empty(void *agg)
 {
-	*(struct sum_agg *)agg = (struct sum_agg){ 0.0, 0.0, 0 };
+	*(struct sum_agg *)agg = (struct sum_agg){ .sum = 0.0, .n = 0, .error = 0.0 };
 }
 
 TWOSTACK_INLINE void
@@ -87,9 +92,9 @@ sum_unit(void *agg, double x)
 
 	/* The same constant as sum_combine's test, which keeps one register for both. */
 	if (__builtin_expect(fabs(x) <= SUM_UNSCALED_MAX, 1) || isfinite(x))
-		*s = (struct sum_agg){ x, 0.0, 1 };
+		*s = (struct sum_agg){ .sum = x, .n = 1, .error = 0.0 };
 	else
-		*s = (struct sum_agg){ 0.0, x, 1 };
+		*s = (struct sum_agg){ .sum = 0.0, .n = 1, .error = x };
 }
 
 /* The parts of a sum_agg, scaled or not: the value is (hi + lo) * 2^64 when scaled. */
@@ -151,7 +156,7 @@ sum_combine_slow(const struct sum_agg *older, const struct sum_agg *newer)
 
 	if (!isfinite(a.lo) || !isfinite(b.lo)) {
 		/* A NaN or an infinity decides the sum, whatever the finite values make. */
-		return (struct sum_agg){ 0.0, a.lo + b.lo, n };
+		return (struct sum_agg){ .sum = 0.0, .n = n, .error = a.lo + b.lo };
 	}
 	if (!a.scaled) {
 		a.hi *= SUM_SCALE_DOWN;
@@ -174,7 +179,8 @@ sum_combine_slow(const struct sum_agg *older, const struct sum_agg *newer)
 	b_part = sum - a.hi;
 	error = (a.hi - (sum - b_part)) + (error - b_part);
 	if (fabs(sum) <= SUM_UNSCALED_MAX * SUM_SCALE_DOWN)
-		return (struct sum_agg){ sum * SUM_SCALE_UP, error * SUM_SCALE_UP, n };
+		return (struct sum_agg){ .sum = sum * SUM_SCALE_UP, .n = n,
+		    .error = error * SUM_SCALE_UP };
 	return sum_scaled(sum, error, n);
 }
 
@@ -404,6 +410,10 @@ extreme_finalize(const void *agg, const struct agg_params *params, struct agg_re
  * standard deviation sqrt(M2/(n-1)) * 2^576, finite whenever it fits.
  */
 
+/*
+ * In this order on purpose: with n between sum and m2 (and ref after them), swag
+ * -w 1000 var takes 27 % longer, from where gcc 12 puts its vector stores.
+ */
 struct var_agg {
 	uint64_t n;		/* values, finite or not */
 	double ref;		/* the oldest value; scaled: M2 */
@@ -419,16 +429,16 @@ _Static_assert(sizeof(struct var_agg) == 32, "var and stddev take 32 bytes a slo
 TWOSTACK_INLINE void
 var_empty(void *agg)
 {
-	*(struct var_agg *)agg = (struct var_agg){ 0, 0.0, 0.0, 0.0 };
+	*(struct var_agg *)agg = (struct var_agg){ .n = 0, .ref = 0.0, .sum = 0.0, .m2 = 0.0 };
 }
 
 TWOSTACK_INLINE void
 var_unit(void *agg, double x)
 {
 	if (isfinite(x))
-		*(struct var_agg *)agg = (struct var_agg){ 1, x, 0.0, 0.0 };
+		*(struct var_agg *)agg = (struct var_agg){ .n = 1, .ref = x, .sum = 0.0, .m2 = 0.0 };
 	else
-		*(struct var_agg *)agg = (struct var_agg){ 1, 0.0, 0.0, NAN };
+		*(struct var_agg *)agg = (struct var_agg){ .n = 1, .ref = 0.0, .sum = 0.0, .m2 = NAN };
 }
 
 /* The unshifted sum and the M2 of v, which holds no NaN or infinity, scaled. */
@@ -454,7 +464,7 @@ var_combine_slow(struct var_agg *out, const struct var_agg *a, const struct var_
 	double a_sum, a_m2, b_sum, b_m2, sum, m2;
 
 	if (isnan(a->m2) || isnan(b->m2)) {
-		*out = (struct var_agg){ n, 0.0, 0.0, NAN };
+		*out = (struct var_agg){ .n = n, .ref = 0.0, .sum = 0.0, .m2 = NAN };
 		return;
 	}
 	var_scaled_parts(a, &a_sum, &a_m2);
@@ -470,10 +480,10 @@ var_combine_slow(struct var_agg *out, const struct var_agg *a, const struct var_
 	}
 	if (fabs(sum) <= 0x1p1022 * VAR_SCALE_DOWN &&
 	    m2 <= 0x1p1022 * VAR_SCALE_DOWN * VAR_SCALE_DOWN)
-		*out = (struct var_agg){ n, 0.0, sum * VAR_SCALE_UP,
-		    m2 * VAR_SCALE_UP * VAR_SCALE_UP };
+		*out = (struct var_agg){ .n = n, .ref = 0.0, .sum = sum * VAR_SCALE_UP,
+		    .m2 = m2 * VAR_SCALE_UP * VAR_SCALE_UP };
 	else
-		*out = (struct var_agg){ n, m2, sum, INFINITY };
+		*out = (struct var_agg){ .n = n, .ref = m2, .sum = sum, .m2 = INFINITY };
 }
 
 TWOSTACK_INLINE void
