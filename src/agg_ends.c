@@ -249,20 +249,20 @@ rate_counted_finalize(const void *agg, const struct agg_params *params,
 }
 
 static const struct monoid first_monoid = {
-	{ sizeof(struct ends_agg), ends_empty, ends_combine }, ends_unit, NULL, first_finalize
+	{ sizeof(struct ends_agg), ends_empty, ends_combine, NULL }, ends_unit, NULL, first_finalize
 };
 static const struct monoid last_monoid = {
-	{ sizeof(struct ends_agg), ends_empty, ends_combine }, ends_unit, NULL, last_finalize
+	{ sizeof(struct ends_agg), ends_empty, ends_combine, NULL }, ends_unit, NULL, last_finalize
 };
 static const struct monoid delta_monoid = {
-	{ sizeof(struct ends_agg), ends_empty, ends_combine }, ends_unit, NULL, delta_finalize
+	{ sizeof(struct ends_agg), ends_empty, ends_combine, NULL }, ends_unit, NULL, delta_finalize
 };
 static const struct monoid rate_monoid = {
-	{ sizeof(struct rate_agg), rate_empty, rate_combine }, NULL, rate_unit_at,
+	{ sizeof(struct rate_agg), rate_empty, rate_combine, NULL }, NULL, rate_unit_at,
 	rate_finalize
 };
 static const struct monoid rate_counted_monoid = {
-	{ sizeof(struct rate_counted_agg), rate_counted_empty, rate_counted_combine }, NULL,
+	{ sizeof(struct rate_counted_agg), rate_counted_empty, rate_counted_combine, NULL }, NULL,
 	rate_counted_unit_at, rate_counted_finalize
 };
 

@@ -212,6 +212,8 @@ sum_combine(void *out, const void *older, const void *newer)
 	r->error = error;
 }
 
+TWOSTACK_SUFFIX(sum_suffix, struct sum_agg, sum_combine)
+
 /*
  * sum_finalize and avg_finalize for scaled aggregates.  The mean of finite values
  * lies within their range, so a rounding that takes it past DBL_MAX is undone.
@@ -564,31 +566,31 @@ stddev_finalize(const void *agg, const struct agg_params *params, struct agg_res
 }
 
 static const struct monoid sum_monoid = {
-	{ sizeof(struct sum_agg), sum_empty, sum_combine }, sum_unit, NULL,
+	{ sizeof(struct sum_agg), sum_empty, sum_combine, sum_suffix }, sum_unit, NULL,
 	sum_finalize
 };
 static const struct monoid avg_monoid = {
-	{ sizeof(struct sum_agg), sum_empty, sum_combine }, sum_unit, NULL,
+	{ sizeof(struct sum_agg), sum_empty, sum_combine, sum_suffix }, sum_unit, NULL,
 	avg_finalize
 };
 static const struct monoid count_monoid = {
-	{ sizeof(uint64_t), count_empty, count_combine }, count_unit, NULL,
+	{ sizeof(uint64_t), count_empty, count_combine, NULL }, count_unit, NULL,
 	count_finalize
 };
 static const struct monoid min_monoid = {
-	{ sizeof(struct extreme_agg), min_empty, min_combine }, extreme_unit, NULL,
+	{ sizeof(struct extreme_agg), min_empty, min_combine, NULL }, extreme_unit, NULL,
 	extreme_finalize
 };
 static const struct monoid max_monoid = {
-	{ sizeof(struct extreme_agg), max_empty, max_combine }, extreme_unit, NULL,
+	{ sizeof(struct extreme_agg), max_empty, max_combine, NULL }, extreme_unit, NULL,
 	extreme_finalize
 };
 static const struct monoid var_monoid = {
-	{ sizeof(struct var_agg), var_empty, var_combine }, var_unit, NULL,
+	{ sizeof(struct var_agg), var_empty, var_combine, NULL }, var_unit, NULL,
 	var_finalize
 };
 static const struct monoid stddev_monoid = {
-	{ sizeof(struct var_agg), var_empty, var_combine }, var_unit, NULL,
+	{ sizeof(struct var_agg), var_empty, var_combine, NULL }, var_unit, NULL,
 	stddev_finalize
 };
 

@@ -94,7 +94,37 @@ struct twostack_ops {
 	 * or as newer, so an implementation reads both operands before writing.
 	 */
 	void (*combine)(void *out, const void *older, const void *newer);
+	/*
+	 * Optional (NULL: the flip calls combine): makes each of the count slots below
+	 * newest, in one array, the combine of itself and the slot above it as it then
+	 * is, from the highest down; TWOSTACK_SUFFIX writes one.
+	 */
+	void (*suffix)(unsigned char *newest, size_t count);
 };
+
+/*
+ * Defines name as the suffix of the twostack_ops of Agg type type and combine function
+ * combine.  The running aggregate is a local of its own type, which gcc 12 keeps in
+ * registers, where the engine's loop keeps it in the slots, or in memory when it is
+ * the engine's union: there each combine waits for the last one's store and load.
+ * sum_agg's flip, timed alone on a 2-core AMD EPYC: 4.1 ns a slot through the slots,
+ * 1.6 in registers (swag -w 1000 avg 8 % less time).  Not every aggregate gains:
+ * var's took 35 % longer, and it flips through its slots.
+ */
+#define TWOSTACK_SUFFIX(name, type, combine)						\
+	TWOSTACK_INLINE void								\
+	name(unsigned char *newest, size_t count)					\
+	{										\
+		type *slot = (type *)(void *)newest, acc = *slot;			\
+											\
+		while (count-- > 0) {							\
+			type r;								\
+											\
+			combine(&r, --slot, &acc);					\
+			acc = r;							\
+			*slot = r;							\
+		}									\
+	}
 
 #define TWOSTACK_AGG_MAX 64
 
@@ -224,10 +254,16 @@ twostack_flip(struct twostack *ts, const struct twostack_ops *ops)
 			 */
 			unsigned char *stop = newer - (size_t)(pos - mid) * size;
 
-			do {
-				twostack_combine(ts, ops, newer - size, newer - size, newer);
-				newer -= size;
-			} while (newer != stop);
+			if (ops->suffix != NULL) {
+				TEST_COUNT(ts->combines, pos - mid);
+				ops->suffix(newer, (size_t)(pos - mid));
+			} else {
+				do {
+					twostack_combine(ts, ops, newer - size, newer - size,
+					    newer);
+					newer -= size;
+				} while (newer != stop);
+			}
 		} else {
 			do {
 				unsigned char *older = newer == first ? last : newer - size;

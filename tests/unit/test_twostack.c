@@ -41,15 +41,31 @@ text_combine(void *out, const void *older, const void *newer)
 	*(struct text_agg *)out = r;
 }
 
-static const struct twostack_ops text_ops = { sizeof(struct text_agg), text_empty, text_combine };
+static const struct twostack_ops text_ops = { sizeof(struct text_agg), text_empty, text_combine,
+    NULL };
+
+/* The same with a suffix function (twostack.h's TWOSTACK_SUFFIX), counting its calls. */
+TWOSTACK_SUFFIX(text_suffix, struct text_agg, text_combine)
+
+static unsigned suffix_calls;
 
 static void
-text_push(struct twostack *ts, int value)
+text_suffix_counted(unsigned char *newest, size_t count)
+{
+	suffix_calls++;
+	text_suffix(newest, count);
+}
+
+static const struct twostack_ops text_suffix_ops = { sizeof(struct text_agg), text_empty,
+    text_combine, text_suffix_counted };
+
+static void
+text_push(struct twostack *ts, const struct twostack_ops *ops, int value)
 {
 	struct text_agg unit;
 
 	snprintf(unit.text, sizeof(unit.text), "%d", value);
-	cr_assert_eq(twostack_push(ts, &text_ops, &unit), 0);
+	cr_assert_eq(twostack_push(ts, ops, &unit), 0);
 }
 
 /*
@@ -78,7 +94,8 @@ describe(const struct twostack *ts, char *buf, size_t size)
  * The seed's table: summing 1..10 over a window of four, the state at every eval.
  * The window pops before it pushes once full, as the seed does.
  */
-Test(twostack, seed_table)
+static void
+seed_table(const struct twostack_ops *ops)
 {
 	static const char *const expected[] = {
 		"[] | [] | = 0",
@@ -101,25 +118,38 @@ Test(twostack, seed_table)
 	char state[256];
 	size_t row = 0;
 
-	twostack_init(&ts, &text_ops);
+	twostack_init(&ts, ops);
 	describe(&ts, state, sizeof(state));
 	cr_assert_str_eq(state, expected[row++]);
 	for (int x = 1; x <= 10; x++) {
 		if (twostack_size(&ts) == 4)
-			twostack_pop(&ts, &text_ops);
-		text_push(&ts, x);
+			twostack_pop(&ts, ops);
+		text_push(&ts, ops, x);
 		describe(&ts, state, sizeof(state));
 		cr_assert_str_eq(state, expected[row], "row %zu", row);
 		row++;
 	}
 	while (twostack_size(&ts) > 0) {
-		twostack_pop(&ts, &text_ops);
+		twostack_pop(&ts, ops);
 		describe(&ts, state, sizeof(state));
 		cr_assert_str_eq(state, expected[row], "row %zu", row);
 		row++;
 	}
 	cr_assert_eq(row, sizeof(expected) / sizeof(expected[0]));
 	twostack_free(&ts);
+}
+
+Test(twostack, seed_table)
+{
+	seed_table(&text_ops);
+}
+
+/* The three flips by the suffix function leave the slots the combines leave. */
+Test(twostack, seed_table_suffix)
+{
+	suffix_calls = 0;
+	seed_table(&text_suffix_ops);
+	cr_assert_eq(suffix_calls, 3, "%u flips by the suffix", suffix_calls);
 }
 
 /* One-character units without separators, so windows of up to 63 fit in an Agg. */
@@ -136,14 +166,28 @@ chars_combine(void *out, const void *older, const void *newer)
 	*(struct text_agg *)out = r;
 }
 
-static const struct twostack_ops chars_ops = { sizeof(struct text_agg), text_empty, chars_combine };
+static const struct twostack_ops chars_ops = { sizeof(struct text_agg), text_empty,
+    chars_combine, NULL };
+
+TWOSTACK_SUFFIX(chars_suffix, struct text_agg, chars_combine)
+
+static void
+chars_suffix_counted(unsigned char *newest, size_t count)
+{
+	suffix_calls++;
+	chars_suffix(newest, count);
+}
+
+static const struct twostack_ops chars_suffix_ops = { sizeof(struct text_agg), text_empty,
+    chars_combine, chars_suffix_counted };
 
 /*
  * Random pushes and pops in any order, the window growing and shrinking between 0
  * and 63 elements: the engine's aggregate is always the queue's concatenation,
  * oldest first.
  */
-Test(twostack, random_order_preserved)
+static void
+random_order_preserved(const struct twostack_ops *ops)
 {
 	struct twostack ts;
 	char naive[64];
@@ -151,7 +195,7 @@ Test(twostack, random_order_preserved)
 	struct text_agg unit, result;
 	unsigned seed = 12345;
 
-	twostack_init(&ts, &chars_ops);
+	twostack_init(&ts, ops);
 	for (int step = 0; step < 200000; step++) {
 		int r = rand_r(&seed) % 100;
 		/* Drift between growing and shrinking phases to cover every size. */
@@ -162,18 +206,31 @@ Test(twostack, random_order_preserved)
 
 			unit.text[0] = c;
 			unit.text[1] = '\0';
-			cr_assert_eq(twostack_push(&ts, &chars_ops, &unit), 0);
+			cr_assert_eq(twostack_push(&ts, ops, &unit), 0);
 			naive[naive_len++] = c;
 		} else {
-			twostack_pop(&ts, &chars_ops);
+			twostack_pop(&ts, ops);
 			memmove(naive, naive + 1, --naive_len);
 		}
 		naive[naive_len] = '\0';
 		cr_assert_eq(twostack_size(&ts), naive_len);
-		twostack_eval(&ts, &chars_ops, &result);
+		twostack_eval(&ts, ops, &result);
 		cr_assert_str_eq(result.text, naive, "step %d", step);
 	}
 	twostack_free(&ts);
+}
+
+Test(twostack, random_order_preserved)
+{
+	random_order_preserved(&chars_ops);
+}
+
+/* The same with the suffix function, which flips every back that does not wrap. */
+Test(twostack, random_order_preserved_suffix)
+{
+	suffix_calls = 0;
+	random_order_preserved(&chars_suffix_ops);
+	cr_assert_gt(suffix_calls, 1000);
 }
 
 /*
@@ -210,7 +267,7 @@ exact_combine(void *out, const void *older, const void *newer)
 }
 
 static const struct twostack_ops exact_ops = { sizeof(struct exact_agg), exact_empty,
-    exact_combine };
+    exact_combine, NULL };
 
 /*
  * Windows of up to 100,000 elements with the ring growing while the front and back
