@@ -458,23 +458,24 @@ var_scaled_parts(const struct var_agg *v, double *sum, double *m2)
 	}
 }
 
-/* var_combine for the rare operands: scaled, holding a NaN, or whose combine overflowed. */
-static __attribute__((noinline, cold)) void
-var_combine_slow(struct var_agg *out, const struct var_agg *a, const struct var_agg *b)
+/*
+ * var_combine for the rare operands: scaled, holding a NaN, or whose combine overflowed.
+ * By value, so that var_suffix's operands stay in registers (twostack.h).
+ */
+static __attribute__((noinline, cold)) struct var_agg
+var_combine_slow(struct var_agg a, struct var_agg b)
 {
-	uint64_t n = a->n + b->n;
+	uint64_t n = a.n + b.n;
 	double a_sum, a_m2, b_sum, b_m2, sum, m2;
 
-	if (isnan(a->m2) || isnan(b->m2)) {
-		*out = (struct var_agg){ .n = n, .ref = 0.0, .sum = 0.0, .m2 = NAN };
-		return;
-	}
-	var_scaled_parts(a, &a_sum, &a_m2);
-	var_scaled_parts(b, &b_sum, &b_m2);
+	if (isnan(a.m2) || isnan(b.m2))
+		return (struct var_agg){ .n = n, .ref = 0.0, .sum = 0.0, .m2 = NAN };
+	var_scaled_parts(&a, &a_sum, &a_m2);
+	var_scaled_parts(&b, &b_sum, &b_m2);
 	sum = a_sum + b_sum;
 	m2 = a_m2 + b_m2;
-	if (a->n != 0 && b->n != 0) {
-		double na = (double)(int64_t)a->n, nb = (double)(int64_t)b->n;
+	if (a.n != 0 && b.n != 0) {
+		double na = (double)(int64_t)a.n, nb = (double)(int64_t)b.n;
 		double delta = nb * a_sum - na * b_sum;
 
 		/* delta² itself may overflow: the mean difference times delta / n. */
@@ -482,10 +483,9 @@ var_combine_slow(struct var_agg *out, const struct var_agg *a, const struct var_
 	}
 	if (fabs(sum) <= 0x1p1022 * VAR_SCALE_DOWN &&
 	    m2 <= 0x1p1022 * VAR_SCALE_DOWN * VAR_SCALE_DOWN)
-		*out = (struct var_agg){ .n = n, .ref = 0.0, .sum = sum * VAR_SCALE_UP,
+		return (struct var_agg){ .n = n, .ref = 0.0, .sum = sum * VAR_SCALE_UP,
 		    .m2 = m2 * VAR_SCALE_UP * VAR_SCALE_UP };
-	else
-		*out = (struct var_agg){ .n = n, .ref = m2, .sum = sum, .m2 = INFINITY };
+	return (struct var_agg){ .n = n, .ref = m2, .sum = sum, .m2 = INFINITY };
 }
 
 TWOSTACK_INLINE void
@@ -511,12 +511,12 @@ var_combine(void *out, const void *older, const void *newer)
 	 * Overflow anywhere above, a scaled operand (its m2 is inf) or one holding a NaN
 	 * leaves sum + M2 not finite.
 	 */
-	if (__builtin_expect(!isfinite(r.sum + r.m2), 0)) {
-		var_combine_slow(out, a, b);
-		return;
-	}
+	if (__builtin_expect(!isfinite(r.sum + r.m2), 0))
+		r = var_combine_slow(*a, *b);
 	*(struct var_agg *)out = r;
 }
+
+TWOSTACK_SUFFIX(var_suffix, struct var_agg, var_combine)
 
 /* The variance or the standard deviation of a scaled aggregate, or NaN. */
 static __attribute__((noinline, cold)) double
@@ -586,11 +586,11 @@ static const struct monoid max_monoid = {
 	extreme_finalize
 };
 static const struct monoid var_monoid = {
-	{ sizeof(struct var_agg), var_empty, var_combine, NULL }, var_unit, NULL,
+	{ sizeof(struct var_agg), var_empty, var_combine, var_suffix }, var_unit, NULL,
 	var_finalize
 };
 static const struct monoid stddev_monoid = {
-	{ sizeof(struct var_agg), var_empty, var_combine, NULL }, var_unit, NULL,
+	{ sizeof(struct var_agg), var_empty, var_combine, var_suffix }, var_unit, NULL,
 	stddev_finalize
 };
 

@@ -108,8 +108,9 @@ struct twostack_ops {
  * registers, where the engine's loop keeps it in the slots, or in memory when it is
  * the engine's union: there each combine waits for the last one's store and load.
  * sum_agg's flip, timed alone on a 2-core AMD EPYC: 4.1 ns a slot through the slots,
- * 1.6 in registers (swag -w 1000 avg 8 % less time).  Not every aggregate gains:
- * var's took 35 % longer, and it flips through its slots.
+ * 1.6 in registers (swag -w 1000 avg 8 % less time).  The combine must not pass
+ * an operand's address to a function that is not inlined, even on a cold path: the
+ * operand then stays in memory (var's took 35 % longer so, 5 % less by value).
  */
 #define TWOSTACK_SUFFIX(name, type, combine)						\
 	TWOSTACK_INLINE void								\
