@@ -234,6 +234,39 @@ Test(twostack, random_order_preserved_suffix)
 }
 
 /*
+ * Sliding windows of 1 to 40 elements over 300 values each, with the suffix function:
+ * as the ring's positions move on, the back that flips wraps the ring at every place
+ * in it, and each result is the window's concatenation, oldest first.
+ */
+Test(twostack, suffix_flips_across_the_wrap)
+{
+	for (size_t size = 1; size <= 40; size++) {
+		struct twostack ts;
+		struct text_agg unit, result;
+		char naive[64];
+		size_t len = 0;
+
+		twostack_init(&ts, &chars_suffix_ops);
+		for (int i = 0; i < 300; i++) {
+			char c = (char)('a' + i % 26);
+
+			if (len == size) {
+				twostack_pop(&ts, &chars_suffix_ops);
+				memmove(naive, naive + 1, --len);
+			}
+			unit.text[0] = c;
+			unit.text[1] = '\0';
+			cr_assert_eq(twostack_push(&ts, &chars_suffix_ops, &unit), 0);
+			naive[len++] = c;
+			naive[len] = '\0';
+			twostack_eval(&ts, &chars_suffix_ops, &result);
+			cr_assert_str_eq(result.text, naive, "window %zu, value %d", size, i);
+		}
+		twostack_free(&ts);
+	}
+}
+
+/*
  * first, last, count and an integer sum: order-sensitive and exact in any grouping;
  * its combines are counted.
  */
