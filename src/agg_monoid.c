@@ -431,16 +431,19 @@ _Static_assert(sizeof(struct var_agg) == 32, "var and stddev take 32 bytes a slo
 TWOSTACK_INLINE void
 var_empty(void *agg)
 {
-	*(struct var_agg *)agg = (struct var_agg){ .n = 0, .ref = 0.0, .sum = 0.0, .m2 = 0.0 };
+	*(struct var_agg *)agg = (struct var_agg){ .n = 0, .ref = 0.0, .sum = 0.0,
+	    .m2 = 0.0 };
 }
 
 TWOSTACK_INLINE void
 var_unit(void *agg, double x)
 {
 	if (isfinite(x))
-		*(struct var_agg *)agg = (struct var_agg){ .n = 1, .ref = x, .sum = 0.0, .m2 = 0.0 };
+		*(struct var_agg *)agg = (struct var_agg){ .n = 1, .ref = x, .sum = 0.0,
+		    .m2 = 0.0 };
 	else
-		*(struct var_agg *)agg = (struct var_agg){ .n = 1, .ref = 0.0, .sum = 0.0, .m2 = NAN };
+		*(struct var_agg *)agg = (struct var_agg){ .n = 1, .ref = 0.0, .sum = 0.0,
+		    .m2 = NAN };
 }
 
 /* The unshifted sum and the M2 of v, which holds no NaN or infinity, scaled. */

@@ -662,8 +662,8 @@ sixteen_digit_chars(uint32_t high, uint32_t low, int *significant)
 }
 
 /*
- * The bytes that load_point_masks reads: 16 of 0xFF then 16 of 0, and 16 of 0, a point
- * and 15 of 0.
+ * What insert_point's masks are loaded from, at an offset of its point's place: 16
+ * bytes of 0xFF then 16 of 0, and 16 of 0, a point and 15 of 0.
  */
 static const unsigned char point_masks[64] __attribute__((aligned(16))) = {
 	0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF,
