@@ -248,6 +248,15 @@ rate_counted_finalize(const void *agg, const struct agg_params *params,
 	rate_finalize(&c->ends, params, r);
 }
 
+/*
+ * rate flips through suffix functions, whose running aggregate stays in registers: a
+ * flip through the slots loads each whole rate_agg just stored a field at a time, and
+ * waits for those stores (swag -t 1 -w 1000 rate:2 15 % less time).  first, last and
+ * delta gain nothing from one and flip through their slots.
+ */
+TWOSTACK_SUFFIX(rate_suffix, struct rate_agg, rate_combine)
+TWOSTACK_SUFFIX(rate_counted_suffix, struct rate_counted_agg, rate_counted_combine)
+
 static const struct monoid first_monoid = {
 	{ sizeof(struct ends_agg), ends_empty, ends_combine, NULL }, ends_unit, NULL, first_finalize
 };
@@ -258,11 +267,12 @@ static const struct monoid delta_monoid = {
 	{ sizeof(struct ends_agg), ends_empty, ends_combine, NULL }, ends_unit, NULL, delta_finalize
 };
 static const struct monoid rate_monoid = {
-	{ sizeof(struct rate_agg), rate_empty, rate_combine, NULL }, NULL, rate_unit_at,
+	{ sizeof(struct rate_agg), rate_empty, rate_combine, rate_suffix }, NULL, rate_unit_at,
 	rate_finalize
 };
 static const struct monoid rate_counted_monoid = {
-	{ sizeof(struct rate_counted_agg), rate_counted_empty, rate_counted_combine, NULL }, NULL,
+	{ sizeof(struct rate_counted_agg), rate_counted_empty, rate_counted_combine,
+	    rate_counted_suffix }, NULL,
 	rate_counted_unit_at, rate_counted_finalize
 };
 
