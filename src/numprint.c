@@ -688,7 +688,7 @@ insert_point(__m128i digits, int j)
 	const __m128i point = _mm_loadu_si128((const __m128i *)(const void *)
 	    (point_masks + 48 - j));
 
-	/* The point's byte is 0 in below and in the moved digits' mask, 0xFF beyond it. */
+	/* below | the point's byte: where the moved digits do not go (andnot inverts it). */
 	return _mm_or_si128(_mm_or_si128(_mm_and_si128(digits, below), point),
 	    _mm_andnot_si128(_mm_or_si128(below, _mm_cmpeq_epi8(point, _mm_set1_epi8('.'))),
 	    _mm_slli_si128(digits, 1)));

@@ -225,7 +225,7 @@ Test(twostack, random_order_preserved)
 	random_order_preserved(&chars_ops);
 }
 
-/* The same with the suffix function, which flips every back that does not wrap. */
+/* The same with the suffix function, which flips every back, in two runs where it wraps. */
 Test(twostack, random_order_preserved_suffix)
 {
 	suffix_calls = 0;
