@@ -60,8 +60,8 @@
 /*
  * n lies between the two doubles on purpose: side by side, gcc 12 keeps and stores them
  * as one 16-byte vector, which waits for error's rounding, and the next combine, which
- * needs the sum, waits with it.  A flip through the slots took 7.6 ns a slot so, 4.1
- * apart; with sum_suffix, swag -w 1000 avg takes 15 % longer side by side.
+ * needs the sum, waits with it: a flip through the slots takes 7.6 ns a slot side by
+ * side, 4.1 apart, and with sum_suffix swag -w 1000 avg takes 15 % longer side by side.
  */
 struct sum_agg {
 	double sum;		/* the finite values' sum, rounded; NaN: scaled */

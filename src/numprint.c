@@ -676,9 +676,9 @@ static const unsigned char point_masks[64] __attribute__((aligned(16))) = {
  * the digits from j on move one byte up and the last of them out.  In the register,
  * where moving them in memory (store the sixteen, load them back from j, store them
  * one byte on) loads bytes of two stores, which waits for both to finish (perf record
- * -e cpu-clock puts a fifth of format_number's samples on that load): swag -w 1000
- * avg, whose results all have a point, 70.9 ms so over 2 million numbers, 68.1 ms
- * with the point put in the register.
+ * -e cpu-clock puts a fifth of format_number's samples on that load).  swag -w 1000
+ * avg over 2 million numbers, whose results all have a point: 70.9 ms with the move
+ * in memory, 68.1 with the point put in the register.
  */
 static inline __attribute__((always_inline)) __m128i
 insert_point(__m128i digits, int j)

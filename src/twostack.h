@@ -110,8 +110,9 @@ struct twostack_ops {
  * sum_agg's flip, timed alone on a 2-core AMD EPYC: 4.1 ns a slot through the slots,
  * 1.6 in registers (swag -w 1000 avg 8 % less time).  The combine must not pass
  * an operand's address to a function that is not inlined, even on a cold path: the
- * operand then stays in memory (var's took 35 % longer so, 5 % less by value; sum's
- * slow paths by value, swag -w 1000 avg 3 % less, -t 1 -w 10s avg:2 5 % less).
+ * operand then stays in memory.  var's suffix, its slow path taking pointers, takes
+ * 35 % longer than the engine's loop, and 5 % less with it taking values; sum's slow
+ * paths taking values save swag -w 1000 avg 3 %, -t 1 -w 10s avg:2 5 %.
  */
 #define TWOSTACK_SUFFIX(name, type, combine)						\
 	TWOSTACK_INLINE void								\

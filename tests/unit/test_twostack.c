@@ -45,16 +45,19 @@ static const struct twostack_ops text_ops = { sizeof(struct text_agg), text_empt
     NULL };
 
 /* The same with a suffix function (twostack.h's TWOSTACK_SUFFIX), counting its calls. */
-TWOSTACK_SUFFIX(text_suffix, struct text_agg, text_combine)
-
 static unsigned suffix_calls;
 
-static void
-text_suffix_counted(unsigned char *newest, size_t count)
-{
-	suffix_calls++;
-	text_suffix(newest, count);
-}
+/* Defines name as combine's suffix function, counting its calls in suffix_calls. */
+#define COUNTED_SUFFIX(name, type, combine)						\
+	TWOSTACK_SUFFIX(name##_uncounted, type, combine)				\
+	static void									\
+	name(unsigned char *newest, size_t count)					\
+	{										\
+		suffix_calls++;								\
+		name##_uncounted(newest, count);					\
+	}
+
+COUNTED_SUFFIX(text_suffix_counted, struct text_agg, text_combine)
 
 static const struct twostack_ops text_suffix_ops = { sizeof(struct text_agg), text_empty,
     text_combine, text_suffix_counted };
@@ -169,14 +172,7 @@ chars_combine(void *out, const void *older, const void *newer)
 static const struct twostack_ops chars_ops = { sizeof(struct text_agg), text_empty,
     chars_combine, NULL };
 
-TWOSTACK_SUFFIX(chars_suffix, struct text_agg, chars_combine)
-
-static void
-chars_suffix_counted(unsigned char *newest, size_t count)
-{
-	suffix_calls++;
-	chars_suffix(newest, count);
-}
+COUNTED_SUFFIX(chars_suffix_counted, struct text_agg, chars_combine)
 
 static const struct twostack_ops chars_suffix_ops = { sizeof(struct text_agg), text_empty,
     chars_combine, chars_suffix_counted };
