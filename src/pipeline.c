@@ -2463,8 +2463,9 @@ split_blank_lines_of(struct pipeline *p, const char *s, size_t len, uint64_t *li
 	const struct pipeline_config *config = p->config;
 	const char *end = s + len;
 	struct batch *b = &p->batch;
-	/* A record reading field 1 alone is often one short field: found a word at a time. */
+	/* A record reading field 1 alone is often one field alone: bare_line finds it. */
 	bool one_field = p->keep == 1 && !config->skip_comments, append = config->append;
+	struct line_block blk = { s, 0 };
 	/* The batch's counts in locals: the records' stores could alias them in memory. */
 	uint64_t number = *line_number;
 	size_t k = b->n, used = b->field_len;
@@ -2486,7 +2487,7 @@ split_blank_lines_of(struct pipeline *p, const char *s, size_t len, uint64_t *li
 		number++;
 		if (!plain && !b->fields_held)
 			b->first[k] = used;
-		if (one_field && (n = short_bare_line(line, end)) != 0) {
+		if (one_field && (n = bare_line(&blk, line, end)) != 0) {
 			s = line + n + 1;
 			record->fields = b->fields + used;
 			b->fields[used].text = line;

@@ -94,6 +94,68 @@ short_bare_line(const char *s, const char *end)
 }
 
 /*
+ * Where the lines of one field alone are found (bare_line): with SSE2, a mask over the
+ * 64 bytes from base, bit i set where base[i] is below '!' (LF, CR, blanks and the
+ * other control characters; bytes from 0x80 on are field bytes).  A line is one field
+ * alone when its first such byte is its LF, which a shift and a count of trailing
+ * zeros of the mask find, where short_bare_line loads the line's first word and tests
+ * it: the next line's start waits for this one's end, so the loop runs at the speed of
+ * that chain.
+ */
+struct line_block {
+	const char *base;
+	uint64_t low;
+};
+
+#ifdef SPLIT_SSE2
+/* Makes blk's mask for the 64 bytes from s (readable: s is before end; READER_PAD). */
+SPLIT_INLINE void
+line_block_at(struct line_block *blk, const char *s)
+{
+	const __m128i bang = _mm_set1_epi8('!');
+	uint64_t low = 0;
+
+	for (int i = 0; i < 4; i++) {
+		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)(s + 16 * i));
+		unsigned below = (unsigned)_mm_movemask_epi8(_mm_cmplt_epi8(v, bang)) &
+		    ~(unsigned)_mm_movemask_epi8(v);
+
+		low |= (uint64_t)below << (16 * i);
+	}
+	blk->base = s;
+	blk->low = low;
+}
+#endif
+
+/*
+ * Returns the length of the line at s when it is one field alone and its LF, the LF
+ * before end (such as "37.922" or "10.2.235.47"), 1 to 63 bytes; else 0, and the line
+ * goes to split_line.  s is before end and at or after the line of the last call with
+ * blk, which starts the mask again at s when none of its bits is at or after s (so
+ * { s, 0 } starts blk at the first line, s).  Without SSE2, short_bare_line's answer
+ * (lines of 1 to 15 bytes).
+ */
+SPLIT_INLINE size_t
+bare_line(struct line_block *blk, const char *s, const char *end)
+{
+#ifdef SPLIT_SSE2
+	size_t offset = (size_t)(s - blk->base), len;
+	uint64_t low = offset < 64 ? blk->low >> offset : 0;
+
+	if (low == 0) {
+		line_block_at(blk, s);
+		if ((low = blk->low) == 0)
+			return 0;
+	}
+	len = (size_t)__builtin_ctzll(low);
+	return s[len] == '\n' && (size_t)(end - s) > len ? len : 0;
+#else
+	(void)blk;
+	return short_bare_line(s, end);
+#endif
+}
+
+/*
  * Finds the next blank-separated field at or after s, before end: stores its text in
  * *field and returns the position after it, or returns NULL when only blanks are left.
  */

@@ -80,10 +80,10 @@ checks=$((checks + 1))
 "$SWAG" -w 5 count:2 sum:2 count:1 < "$TMP/random" 2>/dev/null | cut -f 1,2 > "$TMP/got2"
 cmp -s "$TMP/got2" "$TMP/expected2" || fail "column 2 beside column 1: $(diff "$TMP/expected2" "$TMP/got2" | head -n 4)"
 
-# Short lines in every shape that the word-at-a-time test of a bare field
-# (short_bare_line) must tell apart: blanks and CRs before, inside or after the number,
-# lengths around 8 and 16 bytes, blank lines, numbers, words and --na texts, and a last
-# line without its LF.  That path must agree with the general split (which -C takes)
+# Short lines in every shape that the test of a bare field (bare_line, and
+# short_bare_line without SSE2) must tell apart: blanks and CRs before, inside or
+# after the number, lengths around 8 and 16 bytes, blank lines, numbers, words and
+# --na texts, and a last line without its LF.  That path must agree with the general split (which -C takes)
 # and with awk.
 awk 'BEGIN {
 	srand(11)

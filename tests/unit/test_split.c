@@ -122,6 +122,80 @@ Test(split, random_runs_of_lines)
 	}
 }
 
+/*
+ * The naive answer of bare_line (max 63) and short_bare_line (max 15): the length of
+ * the line at s when it is 1 to max bytes of one field (no byte below '!', bytes from
+ * 0x80 on being field bytes) and its LF, before end; else 0.
+ */
+static size_t
+naive_bare_line(const char *s, const char *end, size_t max)
+{
+	for (size_t i = 0; i <= max && s + i < end; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (c == '\n')
+			return i;
+		if (c < '!')
+			return 0;
+	}
+	return 0;
+}
+
+/*
+ * Random runs of lines of 0 to 80 bytes, mostly one field of bytes on both sides of
+ * the test's edges ('!', DEL, 0x80, 0xFF), some with a blank, CR or control byte, the
+ * end anywhere: bare_line, called line after line with one line_block as the loop
+ * calls it, and short_bare_line must give the naive answer for every line.
+ */
+Test(split, bare_lines)
+{
+	static const char field[] = "0123456789.abz!~\x7f\x80\xa0\xff";
+	static const char other[] = " \t\r\x01\x1f";
+	enum { RUNS = 20000, LEN_MAX = 400, PAD = READER_PAD };
+	char buf[LEN_MAX + PAD];
+	uint64_t state = 0x243F6A8885A308D3U;
+	size_t bare = 0;
+
+	for (int run = 0; run < RUNS; run++) {
+		size_t len = (size_t)(next_random(&state) % LEN_MAX), i = 0;
+		const char *s = buf, *end = buf + len;
+		struct line_block blk = { buf, 0 };
+
+		while (i < len) {
+			uint64_t r = next_random(&state);
+			/* Mostly short lines, some as long as a mask and longer. */
+			size_t line = r % 4 != 0 ? (r >> 8) % 18 : (r >> 8) % 81;
+
+			for (size_t j = 0; j < line && i < len; j++, i++) {
+				uint64_t b = next_random(&state);
+
+				buf[i] = b % 64 != 0 ? field[(b >> 8) % (sizeof(field) - 1)] :
+				    other[(b >> 8) % (sizeof(other) - 1)];
+			}
+			if (i < len)
+				buf[i++] = '\n';
+		}
+		/* The padding holds what a reader's might: anything but the input. */
+		for (i = len; i < len + PAD; i++)
+			buf[i] = (char)(next_random(&state) & 0xFF);
+		while (s < end) {
+			const char *lf = memchr(s, '\n', (size_t)(end - s));
+			size_t want = naive_bare_line(s, end, 63);
+
+			cr_assert_eq(bare_line(&blk, s, end), want, "run %d, line at %td", run,
+			    s - buf);
+			cr_assert_eq(short_bare_line(s, end), naive_bare_line(s, end, 15),
+			    "run %d, line at %td", run, s - buf);
+			bare += want != 0;
+			if (lf == NULL)
+				break;
+			s = lf + 1;
+		}
+	}
+	/* The runs hold bare lines of every length, not only lines that go elsewhere. */
+	cr_assert_gt(bare, RUNS);
+}
+
 Test(split, examples)
 {
 	static const struct {
