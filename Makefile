@@ -92,21 +92,25 @@ $(BUILD)/test_%: tests/unit/test_%.c $(wildcard tests/unit/*.h) tests/agg_steps.
 		$(LDFLAGS) -o $@ $< $(TEST_COUNTED_$*) \
 		$(filter-out $(TEST_COUNTED_$*:src/%.c=$(BUILD)/%.o),$(OBJECTS)) $(LIBS) -lcriterion
 
-# numprint.c writes digits with SSE2 on x86-64 and with 64-bit SWAR arithmetic elsewhere:
-# its test runs a second time on a build that takes the portable path.
+# numprint.c writes digits with SSE2 on x86-64 and with 64-bit SWAR arithmetic elsewhere,
+# and split.h splits lines with SSE2 or a word at a time: their tests run a second time
+# on a build that takes the portable paths.
 PORTABLE_OBJECTS = $(filter-out $(BUILD)/numprint.o,$(OBJECTS))
 $(BUILD)/test_numprint_nosimd: tests/unit/test_numprint.c src/numprint.c $(wildcard src/*.h) \
 		$(PORTABLE_OBJECTS) | test-deps
 	$(CC) $(ALL_CFLAGS) -DNUMPRINT_NO_SIMD -Itests/unit $(LDFLAGS) -o $@ \
 		tests/unit/test_numprint.c src/numprint.c $(PORTABLE_OBJECTS) $(LIBS) -lcriterion
+$(BUILD)/test_split_nosimd: tests/unit/test_split.c $(wildcard src/*.h) $(OBJECTS) | test-deps
+	$(CC) $(ALL_CFLAGS) -DSPLIT_NO_SIMD -Itests/unit $(LDFLAGS) -o $@ \
+		tests/unit/test_split.c $(OBJECTS) $(LIBS) -lcriterion
 
 unit: $(UNIT_BINARIES) test-locale
 	@for t in $(UNIT_BINARIES); do \
 		echo "== $$t"; SWAG_TEST_LOCPATH=$(TEST_LOCPATH) $(UNIT_RUNNER) $$t --jobs 1 || \
 		exit 1; done
 
-unit-portable: $(BUILD)/test_numprint_nosimd
-	@echo "== $<"; $(UNIT_RUNNER) $< --jobs 1
+unit-portable: $(BUILD)/test_numprint_nosimd $(BUILD)/test_split_nosimd
+	@for t in $^; do echo "== $$t"; $(UNIT_RUNNER) $$t --jobs 1 || exit 1; done
 
 # The differential tests (tests/diff/differential.c: swag against a naive
 # recomputation of every window over random mixes of options), run by
