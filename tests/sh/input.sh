@@ -83,8 +83,8 @@ cmp -s "$TMP/got2" "$TMP/expected2" || fail "column 2 beside column 1: $(diff "$
 # Short lines in every shape that the test of a bare field (bare_line, and
 # short_bare_line without SSE2) must tell apart: blanks and CRs before, inside or
 # after the number, lengths around 8 and 16 bytes, blank lines, numbers, words and
-# --na texts, and a last line without its LF.  That path must agree with the general split (which -C takes)
-# and with awk.
+# --na texts, and a last line without its LF.  That path must agree with the general
+# split (which -C takes) and with awk.
 awk 'BEGIN {
 	srand(11)
 	split(" |\t|\r| \r|\t\r", ends, "|")

@@ -124,9 +124,9 @@ Test(split, random_runs_of_lines)
 
 /*
  * The naive answer of bare_line (max 63; 15 without SSE2, where it is short_bare_line)
- * and short_bare_line (max 15): the length of
- * the line at s when it is 1 to max bytes of one field (no byte below '!', bytes from
- * 0x80 on being field bytes) and its LF, before end; else 0.
+ * and short_bare_line (max 15): the length of the line at s when it is 1 to max bytes
+ * of one field (no byte below '!', bytes from 0x80 on being field bytes) and its LF,
+ * before end; else 0.
  */
 static size_t
 naive_bare_line(const char *s, const char *end, size_t max)
