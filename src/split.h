@@ -96,7 +96,8 @@ short_bare_line(const char *s, const char *end)
 /*
  * Where the lines of one field alone are found (bare_line).  The loop over such lines
  * runs at the speed of a chain, each line's start waiting for the last one's end, and
- * short_bare_line puts a load of the line's first word on it (about 10 cycles a line).
+ * short_bare_line puts a load of the line's first word on it (the splitter then takes
+ * a tenth of swag -w 1000 avg's time, perf cpu-clock: about 3 ns a line).
  * With SSE2, a mask over the 64 bytes from base, bit i set where base[i] is below '!'
  * (LF, CR, blanks and the other control characters; bytes from 0x80 on are field
  * bytes), is made once for the lines it covers, and a line is one field alone when
