@@ -566,6 +566,11 @@ parse_options(int argc, char *argv[], struct settings *settings)
 	    config->output_delimiter != '\0')
 		usage_error("--null text '%s' holds the output delimiter, which unquoted "
 		    "output cannot carry", shown(config->null_text));
+	/* Space-separated output is read at runs of blanks: a TAB cuts it as a space does. */
+	if ((config->no_quotes || (config->input_delimiter == '\0' && config->blank_output)) &&
+	    config->output_delimiter == ' ' && strchr(config->null_text, '\t') != NULL)
+		usage_error("--null text '%s' holds a TAB, which unquoted output separated by "
+		    "spaces cannot carry", shown(config->null_text));
 }
 
 /* Fills the per-run seed of hash tables: SWAG_HASH_SEED when set (for tests), else random. */
