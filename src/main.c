@@ -309,16 +309,16 @@ option_step(const char *text, struct pipeline_config *config)
 
 /*
  * Parses -d's and -o's argument: one byte but the quote, CR or LF, which CSV gives
- * meanings of their own, or \t or tab for a TAB.
+ * meanings of their own, or \t or tab for a TAB; a usage error names option.
  */
 static char
-option_delimiter(const char *text)
+option_delimiter(const char *option, const char *text)
 {
 	if (strcmp(text, "\\t") == 0 || strcmp(text, "tab") == 0)
 		return '\t';
 	if (strlen(text) != 1 || text[0] == '\n' || text[0] == '\r' || text[0] == '"')
-		usage_error("invalid delimiter '%s': one byte but the quote, CR or LF, or "
-		    "\\t or tab", shown(text));
+		usage_error("invalid %s '%s': one byte but the quote, CR or LF, or \\t or tab",
+		    option, shown(text));
 	return text[0];
 }
 
@@ -448,7 +448,7 @@ parse_options(int argc, char *argv[], struct settings *settings)
 			config->skip_comments = true;
 			break;
 		case 'd':
-			config->input_delimiter = option_delimiter(optarg);
+			config->input_delimiter = option_delimiter("delimiter", optarg);
 			break;
 		case 'g':
 			config->has_group = true;
@@ -465,7 +465,7 @@ parse_options(int argc, char *argv[], struct settings *settings)
 			    UINT64_MAX / 2);
 			break;
 		case 'o':
-			config->output_delimiter = option_delimiter(optarg);
+			config->output_delimiter = option_delimiter("output delimiter", optarg);
 			settings->have_output_delimiter = true;
 			break;
 		case 'p':
