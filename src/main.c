@@ -1095,6 +1095,11 @@ report_failure(const struct pipeline_report *r, bool first_timestamp)
 		/* Written as an epoch, and yet no timestamp: out of range. */
 		snprintf(hint, sizeof(hint), ": outside swag's range, the years 1677 "
 		    "to 2262");
+	else if (!r->failed_text_cut &&
+	    timestamp_date_problem(r->failed_text, r->failed_text_len, hint + 2,
+	    sizeof(hint) - 2))
+		/* A date that does not exist, or one out of range. */
+		memcpy(hint, ": ", 2);
 	where = input_prefix(r->failed_input);
 	column = column_text(r->failed_column);
 	if (r->failed_kind == PROBLEM_NOT_NUMBER)

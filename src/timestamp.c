@@ -15,6 +15,7 @@
  * 26 ns for an ISO pair, 28 ns for a CLF pair, 25 ns for a date followed by a number
  * and 20 ns for an epoch followed by one.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "blank.h"
@@ -1455,4 +1456,81 @@ epoch_exceeds_1e11_seconds(const char *text, size_t len, enum epoch_unit unit)
 		if (whole[i] != '0')
 			return true;
 	return false;
+}
+
+/* A month's three-letter name at *cursor (any case), into 1 to 12, moving past it. */
+static bool
+scan_month_name(const char **cursor, const char *end, int *month)
+{
+	if (end - *cursor < 3 || (*month = month_from_abbreviation(*cursor)) == 0)
+		return false;
+	*cursor += 3;
+	return true;
+}
+
+/*
+ * The date that opens text[p..end), its numbers read whatever their ranges: ISO 8601's
+ * YYYY-MM-DD or YYYY/MM/DD, CLF's dd/Mon/yyyy: (its bracket optional) or RFC 7231's
+ * "Ddd, dd Mon yyyy ".  Returns false for any other text.
+ */
+static bool
+date_numbers(const char *p, const char *end, int *year, int *month, int *day)
+{
+	const char *q = p;
+	char separator;
+
+	if (scan_fixed_digits(&q, end, 4, year) && q < end && (*q | 2) == '/') {
+		separator = *q++;
+		return scan_fixed_digits(&q, end, 2, month) && scan_char(&q, end, separator) &&
+		    scan_fixed_digits(&q, end, 2, day) && (q == end || !is_digit(*q));
+	}
+	q = p;
+	if (end - q >= 3 && is_letter(q[0]) && is_letter(q[1]) && is_letter(q[2])) {
+		q += 3;
+		return scan_char(&q, end, ',') && scan_char(&q, end, ' ') &&
+		    scan_fixed_digits(&q, end, 2, day) && scan_char(&q, end, ' ') &&
+		    scan_month_name(&q, end, month) && scan_char(&q, end, ' ') &&
+		    scan_fixed_digits(&q, end, 4, year) && scan_char(&q, end, ' ');
+	}
+	if (q < end && *q == '[')
+		q++;
+	return scan_fixed_digits(&q, end, 2, day) && scan_char(&q, end, '/') &&
+	    scan_month_name(&q, end, month) && scan_char(&q, end, '/') &&
+	    scan_fixed_digits(&q, end, 4, year) && scan_char(&q, end, ':');
+}
+
+bool
+timestamp_date_problem(const char *text, size_t len, char *hint, size_t size)
+{
+	static const char *const month_names[12] = {
+		"January", "February", "March", "April", "May", "June", "July",
+		"August", "September", "October", "November", "December",
+	};
+	/*
+	 * int64_t nanoseconds span 1677-09-21T00:12:43Z to 2262-04-11T23:47:16Z; a zone
+	 * may move a date's times by a day or so, so only days further out are surely
+	 * outside.
+	 */
+	const int64_t first_day = days_from_civil(1677, 9, 21) - 2;
+	const int64_t last_day = days_from_civil(2262, 4, 11) + 2;
+	const char *p = text, *end = text + len;
+	int year, month, day;
+	int64_t days;
+
+	trim_blanks(&p, &end);
+	if (!date_numbers(p, end, &year, &month, &day))
+		return false;
+	if (month < 1 || month > 12) {
+		snprintf(hint, size, "there is no month %d", month);
+		return true;
+	}
+	if (day < 1 || day > days_in_month(year, month)) {
+		snprintf(hint, size, "%s %04d has no day %d", month_names[month - 1], year, day);
+		return true;
+	}
+	days = days_from_civil(year, month, day);
+	if (days >= first_day && days <= last_day)
+		return false;
+	snprintf(hint, size, "outside swag's range, the years 1677 to 2262");
+	return true;
 }

@@ -573,6 +573,18 @@ timestamp_read_epoch_words(const char *text, size_t len, enum epoch_unit unit,
 bool timestamp_epoch_unit(const char *text, size_t len, enum epoch_unit *unit);
 
 /*
+ * Words why a text that is not a timestamp but opens with a date (blanks around it
+ * ignored) cannot be one, where the date alone says so: a month that does not exist
+ * ("there is no month 13"), a day its month lacks ("February 2027 has no day 29"), or
+ * a date more than a day or so outside the instants swag reads, int64_t nanoseconds
+ * from the epoch ("outside swag's range, the years 1677 to 2262").  The dates are
+ * ISO 8601's and its slashed form's, CLF's and RFC 7231's (not syslog's, whose year
+ * is inferred).  Writes the words into hint[0..size) and returns true, or returns
+ * false when the text opens with no such date or its date is a real one in range.
+ */
+bool timestamp_date_problem(const char *text, size_t len, char *hint, size_t size);
+
+/*
  * Returns true when text[0..len) is an epoch number, as parse_timestamp reads it in the
  * given unit, whose value is above 1e11 seconds.  Such a number is probably in another
  * unit (swag(1), TIMESTAMPS, asks for a warning); it is also past 2262, so

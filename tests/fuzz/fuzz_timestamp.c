@@ -15,7 +15,8 @@
  *   - a duration accepted is positive and, written back as seconds with nine decimals,
  *     parses back to itself;
  *   - an epoch that epoch_exceeds_1e11_seconds flags is one that parse_timestamp
- *     refuses;
+ *     refuses, and so is a date that timestamp_date_problem has words for (which
+ *     fit its hint of 80 bytes);
  *   - a parser that refuses leaves its output untouched;
  *   - read_timestamp_fields over the text split at blanks takes 1 to 4 fields, never
  *     more than there are, one alone as parse_timestamp reads it, and the fields it
@@ -229,6 +230,7 @@ static void
 check_timestamp(const uint8_t *bytes, size_t len, enum epoch_unit unit)
 {
 	char *text = copy_of(bytes, len);
+	char hint[80];
 	int64_t nanos = UNTOUCHED;
 	bool accepted = parse_timestamp(text, len, unit, &nanos);
 
@@ -238,6 +240,9 @@ check_timestamp(const uint8_t *bytes, size_t len, enum epoch_unit unit)
 		fail("refused, but *nanos was changed", text, len);
 	if (epoch_exceeds_1e11_seconds(text, len, unit) && accepted)
 		fail("an epoch above 1e11 s was accepted", text, len);
+	if (timestamp_date_problem(text, len, hint, sizeof(hint)) &&
+	    (accepted || strlen(hint) >= sizeof(hint) - 1))
+		fail("a date said not to exist or to be out of range was accepted", text, len);
 	timestamp_is_first_half(text, len);
 	free(text);
 }

@@ -1671,6 +1671,85 @@ Test(epoch, unit_by_size)
 	}
 }
 
+/* The words for a text that opens with a date but is no timestamp (swag(1), BAD INPUT). */
+Test(date_problem, words)
+{
+	static const struct {
+		const char *text, *words;
+	} cases[] = {
+		{ "9999-12-31T23:59:59Z", "outside swag's range, the years 1677 to 2262" },
+		{ "9999-12-31", "outside swag's range, the years 1677 to 2262" },
+		{ "0000-01-01T00:00:00Z", "outside swag's range, the years 1677 to 2262" },
+		{ "1677-09-18T00:00:00Z", "outside swag's range, the years 1677 to 2262" },
+		{ "2262-04-14T00:00:00Z", "outside swag's range, the years 1677 to 2262" },
+		{ " 3000/01/01 00:00:00 ", "outside swag's range, the years 1677 to 2262" },
+		{ "2027-02-29T10:00:00Z", "February 2027 has no day 29" },
+		{ "2100-02-29", "February 2100 has no day 29" },
+		{ "2026-11-31 10:00:00", "November 2026 has no day 31" },
+		{ "2026/04/00", "April 2026 has no day 0" },
+		{ "2023-13-01T00:00:00Z", "there is no month 13" },
+		{ "2023-00-10", "there is no month 0" },
+		{ "[29/Feb/2027:10:00:00 +0000]", "February 2027 has no day 29" },
+		{ "31/jun/2026:10:00:00", "June 2026 has no day 31" },
+		{ "[01/Jan/9999:00:00:00 +0000]", "outside swag's range, the years 1677 to 2262" },
+		{ "Mon, 29 Feb 2027 10:00:00 GMT", "February 2027 has no day 29" },
+		{ "Sun, 30 Nov 9999 12:00:01 GMT", "outside swag's range, the years 1677 to 2262" },
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		char hint[80] = "unset";
+		cr_assert(timestamp_date_problem(cases[i].text, strlen(cases[i].text), hint,
+		                                 sizeof hint),
+		          "\"%s\": no words", cases[i].text);
+		cr_assert_str_eq(hint, cases[i].words, "\"%s\"", cases[i].text);
+	}
+	/*
+	 * No words where the date is real and in range (the time or the zone is wrong), near
+	 * the range's ends where a zone may still bring it in, or where no date opens it.
+	 */
+	const char *none[] = { "2026-11-30T25:00:00Z", "2024-02-29T10:00:00", "2026-11-30",
+	                       "2262-04-12T00:00:00+01:00", "1677-09-20T23:00:00Z",
+	                       "2026-11-301", "20261130", "Nov 30 12:00:01", "Feb 29 10:00:00",
+	                       "1764504001", "99999999999", "[30/Foo/2026:10:00:00",
+	                       "30/Nov/2026", "Sun, 30 Nov 2026", "", "abc", "12:00:00" };
+	for (size_t i = 0; i < sizeof none / sizeof none[0]; i++) {
+		char hint[80] = "unset";
+		cr_assert_not(timestamp_date_problem(none[i], strlen(none[i]), hint, sizeof hint),
+		              "\"%s\": \"%s\"", none[i], hint);
+		cr_assert_str_eq(hint, "unset");
+	}
+}
+
+/*
+ * Against parse_timestamp over random ISO texts, dates real or not, in range or not: a
+ * text with words is never a timestamp, and one with a real date well inside the range
+ * has none.
+ */
+Test(date_problem, agrees_with_parse_timestamp)
+{
+	uint64_t state = 0x9e3779b97f4a7c15u;
+
+	for (int i = 0; i < 200000; i++) {
+		char text[64], hint[80];
+		int64_t nanos;
+		state = state * 6364136223846793005u + 1442695040888963407u;
+		int year = (int)((state >> 33) % 10000), month = (int)((state >> 20) % 14),
+		    day = (int)((state >> 10) % 33), hour = (int)((state >> 5) % 25);
+		snprintf(text, sizeof text, "%04d-%02d-%02dT%02d:00:00Z", year, month, day, hour);
+		bool words = timestamp_date_problem(text, strlen(text), hint, sizeof hint);
+		bool parsed = parse_timestamp(text, strlen(text), EPOCH_SECONDS, &nanos);
+		cr_assert(!(words && parsed), "\"%s\" read, and yet \"%s\"", text, hint);
+		bool real = month >= 1 && month <= 12 && day >= 1 &&
+		            day <= (month == 2 ? (year % 4 == 0 && (year % 100 != 0 ||
+		                                                    year % 400 == 0)) ? 29 : 28
+		                               : month == 4 || month == 6 || month == 9 ||
+		                                 month == 11 ? 30 : 31);
+		if (real && year >= 1678 && year <= 2261)
+			cr_assert_not(words, "\"%s\": \"%s\"", text, hint);
+		if (!real || year < 1677 || year > 2262)
+			cr_assert(words, "\"%s\": no words", text);
+	}
+}
+
 /* ---------------------------------------------------------------------------------------
 ** The memo of timestamps with a clock (timestamp_read_memo, read_timestamp_fields_memo).
 */
