@@ -85,7 +85,7 @@ TEST_COUNTED_ring = src/ring.c
 TEST_COUNTED_mode = src/agg_mode.c src/hashtable.c
 TEST_COUNTED_distinct = src/agg_distinct.c
 TEST_COUNTED_minmax = src/agg_minmax.c
-TEST_COUNTED_agg = src/agg_monoid.c src/agg_ends.c
+TEST_COUNTED_agg = src/agg_monoid.c src/agg_ends.c src/ring.c
 TEST_COUNTED_quantile = src/agg_quantile.c
 $(BUILD)/test_%: tests/unit/test_%.c $(wildcard tests/unit/*.h) tests/agg_steps.h $(OBJECTS) | test-deps
 	$(CC) $(ALL_CFLAGS) $(if $(TEST_COUNTED_$*),-DSWAG_TEST_COUNTERS) -Itests/unit \

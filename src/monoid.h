@@ -233,11 +233,14 @@ monoid_run_fill(struct monoid_window *w, const agg_index *index,
  * pushes the value of its record r (index[i], or i with index NULL), and its result
  * combines the front's new top with the back aggregate, or is the back aggregate's
  * when the pops emptied the front.  The run stops before the first step whose pops
- * would flip (more than the front holds), whose push would grow the ring (it is full
- * after the pops), whose slots would wrap it, or whose push would reach the ring's
- * stop (where a push takes ring_make_room), and returns how many steps it took
- * (none while the ring moves its elements: ring.h).  The combines are the single
- * step's, in its order, and so are the results.
+ * would flip (more than the front holds), whose push would take ring_make_room (the
+ * ring holds its room after the pops, or the push reaches its stop), or whose slots
+ * would wrap it, and returns how many steps it took (none while the ring moves its
+ * elements: ring.h).  The combines are the single step's, in its order, and so are
+ * the results.  Stopping at the room, three quarters of a mapped ring's slots, not at
+ * the full ring, lets the push that follows start the growth with a quarter of the
+ * slots free for the move's steps (ring.h: Growth); pushed past it, the ring filled
+ * before the move ended, and one push moved every element left.
  */
 TWOSTACK_INLINE size_t
 monoid_run_evicting(struct monoid_window *w, const agg_index *index, const uint32_t *evict,
@@ -247,7 +250,7 @@ monoid_run_evicting(struct monoid_window *w, const agg_index *index, const uint3
 	const size_t size = m->ops.agg_size;
 	struct twostack *ts = &w->stack;
 	const struct agg_params params = w->header.params;
-	const uint64_t cap = ts->ring.cap, mid = ts->mid;
+	const uint64_t cap = ts->ring.cap, mid = ts->mid, grow_at = ts->ring.room;
 	uint64_t head = ts->ring.head, tail = ts->ring.tail, last, room;
 	union twostack_agg back;
 	unsigned char *newest;
@@ -276,7 +279,7 @@ monoid_run_evicting(struct monoid_window *w, const agg_index *index, const uint3
 		size_t r = index != NULL ? index[i] : i;
 		uint32_t e = evict[i];
 
-		if (e > last - head || tail - head - e == cap)
+		if (e > last - head || tail - head - e >= grow_at)
 			break;
 		/*
 		 * Nor does it take a step after which a large window would turn (twostack.h):

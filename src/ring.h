@@ -40,11 +40,14 @@
  * push moves more than RING_MOVE_STEP elements (a mapped ring; a small one grows at
  * once, moving fewer than MEM_MAP_MIN bytes).  A batch of n (ring_make_room) brings
  * n steps, and ends the move at once if it would go past the slots, base + 2 cap:
- * then it moves at most cap elements for n pushes, where that can happen only with n
- * above a twentieth of cap (window.c's batches of at most 256 do not reach a mapped
- * ring's end).  A window's runs, which push without
- * ring_reserve, wait for the move to end (ring_moving).  A ring with a limit grows
- * when full, at once.
+ * then it moves the elements left, fewer than the old slots, cap / 2, for n pushes,
+ * where that can happen only with n above a twentieth of cap (window.c's batches of
+ * timestamps, up to WINDOW_STEPS_MAX, 1,024, can in the smallest mapped ring of them,
+ * 16,384 slots: at most 8 elements for each of the batch's pushes).  A window's
+ * runs, which push without ring_reserve, stop where a push would take
+ * ring_make_room (at room, not at the full ring, so that growth starts with a quarter
+ * of the slots free) and wait for the move to end (ring_moving).  A ring with a limit
+ * grows when full, at once.
  *
  * Release.  A ring without a limit keeps its slots when it holds fewer elements:
  * after a burst, a time window's ring holds a few records in slots grown for millions

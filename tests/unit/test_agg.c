@@ -2280,3 +2280,42 @@ Test(agg_all, distinct_exact_then_fixed_sketch)
 	cr_assert_lt(bytes_at_switch, 4096);
 	agg->kind->destroy(agg);
 }
+
+/*
+ * A time window's run (monoid_run_evicting) pushes without ring_reserve, so it must stop
+ * where a push would take ring_make_room: at the ring's room, three quarters of a
+ * mapped ring's slots, not at the full ring.  Past that, the next push started the
+ * ring's growth with too few free slots for the move's steps, and a later push moved
+ * every element left at once (682 of 24 bytes in one push).  Here sum's window, 24
+ * bytes a slot, as a time window: filled to just under a mapped ring's room (8,192
+ * slots, the first size past MEM_MAP_MIN), slid for a while, then a burst; no step
+ * of a mapped ring copies more than RING_MOVE_STEP slots (ring.h: Growth).
+ */
+Test(agg, time_window_run_stops_at_the_rings_room)
+{
+	const uint64_t cap = 8192, room = cap - cap / 4, slot = 24;	/* sum's Agg */
+	struct agg_value v = { .has_text = true, .has_number = true, .number = 1 };
+	struct agg_result r;
+
+	cr_assert_geq(cap * slot, MEM_MAP_MIN);
+	for (uint64_t slide = 0; slide < 3 * cap; slide += 97) {
+		struct agg_params params = { .min_count = 1, .window_nanos = 1 };
+		struct agg *agg = agg_sum.create(&agg_sum, &params);
+		const struct ring *ring = &((struct monoid_window *)agg)->stack.ring;
+		uint64_t steps = room - 1 + slide + cap, most = 0, held = 0;
+
+		for (uint64_t i = 0; i < steps; i++) {
+			uint64_t copied = ring_bytes_copied;
+			bool mapped = ring->mapped != 0, evict = i >= room - 1 && i < room - 1 + slide;
+
+			cr_assert_eq(agg_step(agg, evict, &v, &r), 0);
+			held += 1 - evict;
+			cr_assert_eq(r.number, (double)held, "step %" PRIu64, i);
+			if (mapped && ring_bytes_copied - copied > most)
+				most = ring_bytes_copied - copied;
+		}
+		cr_assert_leq(most, RING_MOVE_STEP * slot,
+		    "slid %" PRIu64 " steps: %" PRIu64 " bytes copied in one step", slide, most);
+		agg->kind->destroy(agg);
+	}
+}
