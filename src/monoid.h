@@ -239,8 +239,9 @@ monoid_run_fill(struct monoid_window *w, const agg_index *index,
  * elements: ring.h).  The combines are the single step's, in its order, and so are
  * the results.  Stopping at the room, three quarters of a mapped ring's slots, not at
  * the full ring, lets the push that follows start the growth with a quarter of the
- * slots free for the move's steps (ring.h: Growth); pushed past it, the ring filled
- * before the move ended, and one push moved every element left.
+ * slots free for the move's steps (ring.h: Growth); a run past it would leave the
+ * move fewer free slots than its steps need, and the push that filled the ring would
+ * move every element left at once.
  */
 TWOSTACK_INLINE size_t
 monoid_run_evicting(struct monoid_window *w, const agg_index *index, const uint32_t *evict,

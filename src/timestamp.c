@@ -294,21 +294,85 @@ month_from_abbreviation(const char *p)
  * ranges, moves *cursor past it and returns true, or returns false.
  */
 
+/*
+ * The numbers of the dates, whatever their ranges (timestamp_date_problem words what is
+ * wrong with them); the scanners below check the ranges.
+ */
+
+/* YYYY-MM-DD or YYYY/MM/DD, the same separator twice. */
+static bool
+scan_iso_date_numbers(const char **cursor, const char *end, int *year, int *month,
+    int *day)
+{
+	const char *p = *cursor;
+	char separator;
+
+	/* '-' | 2 is '/', and no other byte but '/' itself. */
+	if (!scan_fixed_digits(&p, end, 4, year) || p == end || (*p | 2) != '/')
+		return false;
+	separator = *p++;
+	if (!scan_fixed_digits(&p, end, 2, month) || !scan_char(&p, end, separator) ||
+	    !scan_fixed_digits(&p, end, 2, day))
+		return false;
+	*cursor = p;
+	return true;
+}
+
+/* A month's three-letter name at *cursor (any case), into 1 to 12. */
+static bool
+scan_month_name(const char **cursor, const char *end, int *month)
+{
+	if (end - *cursor < 3 || (*month = month_from_abbreviation(*cursor)) == 0)
+		return false;
+	*cursor += 3;
+	return true;
+}
+
+/* CLF's dd/Mon/yyyy. */
+static bool
+scan_clf_date_numbers(const char **cursor, const char *end, int *year, int *month,
+    int *day)
+{
+	const char *p = *cursor;
+
+	if (!scan_fixed_digits(&p, end, 2, day) || !scan_char(&p, end, '/') ||
+	    !scan_month_name(&p, end, month) || !scan_char(&p, end, '/') ||
+	    !scan_fixed_digits(&p, end, 4, year))
+		return false;
+	*cursor = p;
+	return true;
+}
+
+/* RFC 7231's dd Mon yyyy, or RFC 5322's d Mon yyyy, as mail's Date headers write it. */
+static bool
+scan_http_date_numbers(const char **cursor, const char *end, int *year, int *month,
+    int *day)
+{
+	const char *p = *cursor;
+
+	if ((!scan_fixed_digits(&p, end, 2, day) && !scan_fixed_digits(&p, end, 1, day)) ||
+	    !scan_char(&p, end, ' ') || !scan_month_name(&p, end, month) ||
+	    !scan_char(&p, end, ' ') || !scan_fixed_digits(&p, end, 4, year))
+		return false;
+	*cursor = p;
+	return true;
+}
+
+/* Whether year-month-day is a date of the calendar. */
+static bool
+is_real_date(int year, int month, int day)
+{
+	return month >= 1 && month <= 12 && day >= 1 && day <= days_in_month(year, month);
+}
+
 /* YYYY-MM-DD or YYYY/MM/DD (the same separator twice), into days since 1970-01-01. */
 static bool
 scan_iso_date(const char **cursor, const char *end, int64_t *days)
 {
 	int year, month, day;
-	char separator;
 
-	/* '-' | 2 is '/', and no other byte but '/' itself. */
-	if (!scan_fixed_digits(cursor, end, 4, &year) || *cursor == end ||
-	    (**cursor | 2) != '/')
-		return false;
-	separator = *(*cursor)++;
-	if (!scan_fixed_digits(cursor, end, 2, &month) || month < 1 || month > 12 ||
-	    !scan_char(cursor, end, separator) || !scan_fixed_digits(cursor, end, 2, &day) ||
-	    day < 1 || day > days_in_month(year, month))
+	if (!scan_iso_date_numbers(cursor, end, &year, &month, &day) ||
+	    !is_real_date(year, month, day))
 		return false;
 	*days = days_from_civil(year, month, day);
 	return true;
@@ -405,12 +469,8 @@ scan_clf_date_time(const char **cursor, const char *end, int64_t *seconds,
 	int day, month, year, seconds_of_day;
 	const char *p = *cursor;
 
-	if (!scan_fixed_digits(&p, end, 2, &day) || !scan_char(&p, end, '/') || end - p < 3)
-		return false;
-	month = month_from_abbreviation(p);
-	p += 3;
-	if (month == 0 || !scan_char(&p, end, '/') || !scan_fixed_digits(&p, end, 4, &year) ||
-	    day < 1 || day > days_in_month(year, month) || !scan_char(&p, end, ':') ||
+	if (!scan_clf_date_numbers(&p, end, &year, &month, &day) ||
+	    !is_real_date(year, month, day) || !scan_char(&p, end, ':') ||
 	    !scan_clock(&p, end, false, &seconds_of_day, fraction_nanos))
 		return false;
 	*seconds = days_from_civil(year, month, day) * SECONDS_PER_DAY + seconds_of_day;
@@ -648,15 +708,8 @@ parse_http_date(const char *p, const char *end, int64_t *nanos)
 	if (i == 7)
 		return false;
 	p += 5;
-	/* RFC 5322's day may have one digit, as mail's Date headers write it. */
-	if (!scan_fixed_digits(&p, end, 2, &day) && !scan_fixed_digits(&p, end, 1, &day))
-		return false;
-	if (!scan_char(&p, end, ' ') || end - p < 3)
-		return false;
-	month = month_from_abbreviation(p);
-	p += 3;
-	if (month == 0 || !scan_char(&p, end, ' ') || !scan_fixed_digits(&p, end, 4, &year) ||
-	    day < 1 || day > days_in_month(year, month) || !scan_char(&p, end, ' ') ||
+	if (!scan_http_date_numbers(&p, end, &year, &month, &day) ||
+	    !is_real_date(year, month, day) || !scan_char(&p, end, ' ') ||
 	    !scan_clock(&p, end, false, &seconds_of_day, &fraction) ||
 	    !scan_char(&p, end, ' '))
 		return false;
@@ -1458,45 +1511,27 @@ epoch_exceeds_1e11_seconds(const char *text, size_t len, enum epoch_unit unit)
 	return false;
 }
 
-/* A month's three-letter name at *cursor (any case), into 1 to 12, moving past it. */
-static bool
-scan_month_name(const char **cursor, const char *end, int *month)
-{
-	if (end - *cursor < 3 || (*month = month_from_abbreviation(*cursor)) == 0)
-		return false;
-	*cursor += 3;
-	return true;
-}
-
 /*
  * The date that opens text[p..end), its numbers read whatever their ranges: ISO 8601's
- * YYYY-MM-DD or YYYY/MM/DD, CLF's dd/Mon/yyyy: (its bracket optional) or RFC 7231's
- * "Ddd, dd Mon yyyy ".  Returns false for any other text.
+ * or its slashed form's, CLF's (after an optional bracket, before ':') or RFC 7231's
+ * (after a day's name, before a blank).  Returns false for any other text.
  */
 static bool
 date_numbers(const char *p, const char *end, int *year, int *month, int *day)
 {
 	const char *q = p;
-	char separator;
 
-	if (scan_fixed_digits(&q, end, 4, year) && q < end && (*q | 2) == '/') {
-		separator = *q++;
-		return scan_fixed_digits(&q, end, 2, month) && scan_char(&q, end, separator) &&
-		    scan_fixed_digits(&q, end, 2, day) && (q == end || !is_digit(*q));
-	}
-	q = p;
-	if (end - q >= 3 && is_letter(q[0]) && is_letter(q[1]) && is_letter(q[2])) {
-		q += 3;
-		return scan_char(&q, end, ',') && scan_char(&q, end, ' ') &&
-		    scan_fixed_digits(&q, end, 2, day) && scan_char(&q, end, ' ') &&
-		    scan_month_name(&q, end, month) && scan_char(&q, end, ' ') &&
-		    scan_fixed_digits(&q, end, 4, year) && scan_char(&q, end, ' ');
+	if (scan_iso_date_numbers(&q, end, year, month, day))
+		return q == end || !is_digit(*q);
+	if (end - q >= 5 && is_letter(q[0]) && is_letter(q[1]) && is_letter(q[2]) &&
+	    q[3] == ',' && q[4] == ' ') {
+		q += 5;
+		return scan_http_date_numbers(&q, end, year, month, day) &&
+		    scan_char(&q, end, ' ');
 	}
 	if (q < end && *q == '[')
 		q++;
-	return scan_fixed_digits(&q, end, 2, day) && scan_char(&q, end, '/') &&
-	    scan_month_name(&q, end, month) && scan_char(&q, end, '/') &&
-	    scan_fixed_digits(&q, end, 4, year) && scan_char(&q, end, ':');
+	return scan_clf_date_numbers(&q, end, year, month, day) && scan_char(&q, end, ':');
 }
 
 bool
@@ -1524,7 +1559,7 @@ timestamp_date_problem(const char *text, size_t len, char *hint, size_t size)
 		snprintf(hint, size, "there is no month %d", month);
 		return true;
 	}
-	if (day < 1 || day > days_in_month(year, month)) {
+	if (!is_real_date(year, month, day)) {
 		snprintf(hint, size, "%s %04d has no day %d", month_names[month - 1], year, day);
 		return true;
 	}

@@ -1694,6 +1694,8 @@ Test(date_problem, words)
 		{ "[01/Jan/9999:00:00:00 +0000]", "outside swag's range, the years 1677 to 2262" },
 		{ "Mon, 29 Feb 2027 10:00:00 GMT", "February 2027 has no day 29" },
 		{ "Sun, 30 Nov 9999 12:00:01 GMT", "outside swag's range, the years 1677 to 2262" },
+		{ "Sat, 9 Feb 9999 00:00:00 GMT", "outside swag's range, the years 1677 to 2262" },
+		{ "Sun, 31 Jun 2026 10:00:00 +0200", "June 2026 has no day 31" },
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		char hint[80] = "unset";
